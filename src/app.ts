@@ -1,0 +1,76 @@
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { instanceSecret } from './db/instance-secrets.ts';
+import { createCursorCodec } from './memory/cursor.ts';
+import { createMemoryRepository } from './memory/memory.repository.ts';
+import { registerMemoryRoutes } from './memory/memory.routes.ts';
+import { createMemoryService } from './memory/memory.service.ts';
+import { createMemoryTargets } from './memory/memory.targets.ts';
+import { createPlatformAuthentication } from './platform/authenticate.ts';
+import { createCredentialVerifier } from './platform/credentials.ts';
+import { frameworkErrors, noStore, registerErrorHandling } from './platform/error-handler.ts';
+import { registerOpenApi } from './platform/openapi.ts';
+import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly database: Database;
+  /** Limiters from outside (a shared store); by default in-process ones from the config. */
+  readonly rateLimiter?: RateLimiter | undefined;
+  readonly failedAuthLimiter?: RateLimiter | undefined;
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+/** 64 KiB: far above the largest valid memory, low enough to refuse abuse cheaply. */
+const BODY_LIMIT = 64 * 1024;
+
+/** The composition root: every part of the HTTP interface is wired here, explicitly. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    bodyLimit: BODY_LIMIT,
+    frameworkErrors,
+    // While draining on shutdown, new requests are refused rather than started.
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorateRequest('caller');
+  app.addHook('onRequest', async (_request, reply) => {
+    noStore(reply);
+  });
+  registerErrorHandling(app);
+  await registerOpenApi(app, config.publicUrl);
+
+  const limiter = (perMinute: number) =>
+    perMinute > 0 ? createSlidingWindowLimiter({ limit: perMinute }) : undefined;
+  const authenticate = createPlatformAuthentication({
+    db: database.db,
+    verify: createCredentialVerifier({
+      db: database.db,
+      publicUrl: config.publicUrl,
+      outsideIssuer: config.outsideIssuer,
+    }),
+    rateLimiter: deps.rateLimiter ?? limiter(config.rateLimitPerMinute),
+    failedAuthLimiter: deps.failedAuthLimiter ?? limiter(config.failedAuthPerMinute),
+  });
+
+  const service = createMemoryService({
+    database,
+    repository: createMemoryRepository(database.dialect),
+    targets: createMemoryTargets(database.db),
+    cursors: createCursorCodec(await instanceSecret(database.db, 'cursor-hmac')),
+    maxContentChars: config.maxContentChars,
+    optimisticConcurrency: config.optimisticConcurrency,
+  });
+  registerMemoryRoutes(app, {
+    service,
+    authenticate,
+    environment: config.env,
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true }));
+  return app;
+}

@@ -1,0 +1,115 @@
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+const OnOff = Type.Union([Type.Literal('on'), Type.Literal('off')]);
+
+/** The environment mnemo reads; the only place that touches `process.env`. */
+const Env = Type.Object({
+  PORT: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  MNEMO_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*[^/])?$' })),
+  MNEMO_DATABASE_URL: Type.Optional(Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' })),
+  MNEMO_ENV: Type.Optional(
+    Type.Union([Type.Literal('sandbox'), Type.Literal('staging'), Type.Literal('production')]),
+  ),
+  MNEMO_RATE_LIMIT_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  MNEMO_FAILED_AUTH_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  MNEMO_AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  MNEMO_AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MNEMO_AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  MNEMO_SEED_DEMO: Type.Optional(OnOff),
+  MNEMO_OPTIMISTIC_CONCURRENCY: Type.Optional(OnOff),
+  MNEMO_MAX_CONTENT_CHARS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  MNEMO_TOMBSTONE_RETENTION_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  MNEMO_LOG_LEVEL: Type.Optional(
+    Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  ),
+});
+type Env = Static<typeof Env>;
+
+export type Environment = 'sandbox' | 'staging' | 'production';
+
+export interface OutsideIssuer {
+  readonly issuer: string;
+  readonly jwksUrl: string;
+  readonly audience: string;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly databaseUrl: string;
+  readonly env: Environment;
+  /** Requests per minute per credential subject; 0 turns rate limiting off. */
+  readonly rateLimitPerMinute: number;
+  /** Failed authentications per minute per client address; 0 turns it off. */
+  readonly failedAuthPerMinute: number;
+  readonly outsideIssuer: OutsideIssuer | undefined;
+  readonly seedDemo: boolean;
+  readonly optimisticConcurrency: boolean;
+  readonly maxContentChars: number;
+  /** Days a tombstone is kept; 0 keeps tombstones for ever. */
+  readonly tombstoneRetentionDays: number;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads and validates the environment once; fails with one message naming every bad variable. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(Env.properties)) {
+    const value = source[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  if (!Value.Check(Env, picked)) {
+    const problems = [...Value.Errors(Env, picked)].map(
+      (e) => `${e.instancePath.slice(1) || 'environment'}: ${e.message}`,
+    );
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return fromEnv(picked);
+}
+
+function fromEnv(env: Env): Config {
+  const port = Number(env.PORT ?? '8080');
+  if (port > 65535) throw new ConfigError('invalid configuration: PORT must be at most 65535');
+  const host = env.HOST ?? '127.0.0.1';
+  const issuerVars = [env.MNEMO_AUTH_ISSUER, env.MNEMO_AUTH_JWKS_URL, env.MNEMO_AUTH_AUDIENCE];
+  const setCount = issuerVars.filter((v) => v !== undefined).length;
+  if (setCount !== 0 && setCount !== 3) {
+    throw new ConfigError(
+      'invalid configuration: MNEMO_AUTH_ISSUER, MNEMO_AUTH_JWKS_URL and MNEMO_AUTH_AUDIENCE go together',
+    );
+  }
+  const outsideIssuer =
+    env.MNEMO_AUTH_ISSUER && env.MNEMO_AUTH_JWKS_URL && env.MNEMO_AUTH_AUDIENCE
+      ? {
+          issuer: env.MNEMO_AUTH_ISSUER,
+          jwksUrl: env.MNEMO_AUTH_JWKS_URL,
+          audience: env.MNEMO_AUTH_AUDIENCE,
+        }
+      : undefined;
+  const rateLimitPerMinute = Number(env.MNEMO_RATE_LIMIT_PER_MINUTE ?? '60');
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return Object.freeze({
+    port,
+    host,
+    publicUrl: env.MNEMO_PUBLIC_URL ?? `http://${urlHost}:${port}`,
+    databaseUrl: env.MNEMO_DATABASE_URL ?? 'sqlite:./data/mnemo.db',
+    env: env.MNEMO_ENV ?? 'sandbox',
+    rateLimitPerMinute,
+    // DESIGN: a rate of 0 turns both limits off (benchmarks).
+    failedAuthPerMinute:
+      rateLimitPerMinute === 0 ? 0 : Number(env.MNEMO_FAILED_AUTH_PER_MINUTE ?? '100'),
+    outsideIssuer,
+    seedDemo: (env.MNEMO_SEED_DEMO ?? 'on') === 'on',
+    optimisticConcurrency: env.MNEMO_OPTIMISTIC_CONCURRENCY === 'on',
+    maxContentChars: Number(env.MNEMO_MAX_CONTENT_CHARS ?? '8000'),
+    tombstoneRetentionDays: Number(env.MNEMO_TOMBSTONE_RETENTION_DAYS ?? '0'),
+    logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
+  });
+}

@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { createGroupCommit } from './group-commit.ts';
+import { createNodeSqliteDatabase, openSqliteFile } from './sqlite/node-sqlite-database.ts';
+import { ImmediateSqliteDialect } from './sqlite/sqlite-dialect.ts';
+import type { Tables } from './tables.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The store: a Kysely handle plus the one way to run a write transaction on it. */
+export interface Database {
+  readonly db: Kysely<Tables>;
+  readonly dialect: Dialect;
+  /**
+   * Runs `job` in a write transaction and settles after it committed. On SQLite, concurrent
+   * jobs share a commit (see group-commit.ts); on PostgreSQL each job is its own transaction.
+   */
+  write<T>(job: (trx: Kysely<Tables>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL pool size. */
+  readonly poolSize?: number;
+  /** PostgreSQL statement timeout in milliseconds. */
+  readonly statementTimeoutMs?: number;
+}
+
+export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
+  if (url.startsWith('sqlite:')) return createSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return createPostgres(url, options);
+  }
+  throw new Error(`unsupported database URL: ${url.split(':')[0]}:…`);
+}
+
+function createSqlite(path: string): Database {
+  const file = resolve(path);
+  mkdirSync(dirname(file), { recursive: true });
+  const raw = openSqliteFile(file);
+  const db = new Kysely<Tables>({
+    dialect: new ImmediateSqliteDialect({ database: createNodeSqliteDatabase(raw) }),
+  });
+  const write = createGroupCommit(db);
+  return {
+    db,
+    dialect: 'sqlite',
+    write,
+    close: () => db.destroy(),
+  };
+}
+
+// bigint columns hold milliseconds and counters, far below 2^53: read them as numbers.
+const INT8_OID = 20;
+
+function createPostgres(url: string, options: DatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    statement_timeout: options.statementTimeoutMs ?? 5000,
+    connectionTimeoutMillis: 5000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID
+          ? Number
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    write: (job) => db.transaction().execute(job),
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { createDatabase, type Database } from './db/database.ts';
+import { migrateToLatest, UnknownSchemaError } from './db/migrator.ts';
+import { issuePlatformCredential } from './oauth/platform-credential.ts';
+import { ensureSigningKey } from './oauth/signing-keys.ts';
+import { ensureDemoAccount } from './orgs/demo-seed.ts';
+
+const DEMO_CREDENTIAL_TTL = 24 * 3600;
+
+/** Starts the service: store → schema → keys → demo data → HTTP; closes cleanly on SIGTERM. */
+export async function start(config: Config): Promise<FastifyInstance> {
+  const database = createDatabase(config.databaseUrl);
+  await migrateToLatest(database.db);
+  await ensureSigningKey(database.db);
+  const app = await buildApp({ config, database });
+  closeOnSignals(app, database);
+  await app.listen({ port: config.port, host: config.host });
+  if (config.seedDemo) await announceDemo(config, database);
+  return app;
+}
+
+async function announceDemo(config: Config, database: Database): Promise<void> {
+  const demo = await ensureDemoAccount(database.db);
+  if (!demo) return;
+  const token = await issuePlatformCredential(
+    database.db,
+    config.publicUrl,
+    demo.userId,
+    DEMO_CREDENTIAL_TTL,
+  );
+  const lines = [
+    '',
+    `mnemo is serving on ${config.publicUrl}`,
+    `demo organization: ${demo.orgId}`,
+    `demo user:         ${demo.userId}`,
+    'platform credential (24 h):',
+    token,
+    '',
+    'try it:',
+    `curl -s ${config.publicUrl}/api/v1/memory -H 'Authorization: Bearer ${token}' -H 'X-Organization-Id: ${demo.orgId}'`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function closeOnSignals(app: FastifyInstance, database: Database): void {
+  let closing = false;
+  const close = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'draining in-flight requests');
+    // app.close() stops accepting, waits for in-flight requests, then the store is closed.
+    app
+      .close()
+      .then(() => database.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.once('SIGTERM', () => close('SIGTERM'));
+  process.once('SIGINT', () => close('SIGINT'));
+}
+
+if (import.meta.main) {
+  try {
+    await start(loadConfig());
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UnknownSchemaError) {
+      process.stderr.write(`mnemo: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

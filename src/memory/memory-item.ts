@@ -1,0 +1,24 @@
+import type { MemoryRow } from '../db/tables.ts';
+import { CATEGORIES, type Category, type MemoryItem } from './memory.schemas.ts';
+
+const known = new Set<unknown>(CATEGORIES);
+
+/** The spec's category rule: a recognized value is kept, anything else (null included) is none. */
+export function recognizedCategory(value: unknown): Category | null {
+  return known.has(value) ? (value as Category) : null;
+}
+
+/** The one flat shape of the interface: `category` absent (never null) when there is none. */
+export function toMemoryItem(row: MemoryRow): MemoryItem {
+  const createdAt = new Date(row.created_at).toISOString();
+  const updatedAt = new Date(row.updated_at).toISOString();
+  return row.category === null
+    ? { id: row.id, content: row.content, createdAt, updatedAt }
+    : {
+        id: row.id,
+        content: row.content,
+        category: row.category as Category,
+        createdAt,
+        updatedAt,
+      };
+}

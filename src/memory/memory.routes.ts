@@ -1,0 +1,173 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Environment } from '../config.ts';
+import { ApiError } from '../platform/errors.ts';
+import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { memoryFeatureOff } from './memory.errors.ts';
+import {
+  AddBody,
+  ErrorBody,
+  FoldedResponse,
+  ListQuery,
+  ListResponse,
+  MemoryIdParams,
+  MemoryItem,
+  MemoryResponse,
+  OkResponse,
+  OrganizationHeader,
+  UpdateBody,
+  UserQuery,
+} from './memory.schemas.ts';
+import type { MemoryService } from './memory.service.ts';
+
+export interface MemoryRoutesDeps {
+  readonly service: MemoryService;
+  readonly environment: Environment;
+  /** The platform's checks (credential, rate, organization, account); sets `request.caller`. */
+  readonly authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+}
+
+const BASE = '/api/v1/memory';
+
+/**
+ * DESIGN: sandbox and staging have memory on unless an organization switched it off;
+ * production only for organizations whose rollout flag is on.
+ */
+export function memoryEnabled(environment: Environment, flag: boolean | null): boolean {
+  return environment === 'production' ? flag === true : flag !== false;
+}
+
+const unsupportedMediaType = () =>
+  new ApiError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+
+const errors = {
+  '4xx': ErrorBody,
+  '5xx': ErrorBody,
+};
+
+export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutesDeps): void {
+  const { service } = deps;
+
+  parent.register(async (scoped) => {
+    const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.addHook('onRequest', deps.authenticate);
+    app.addHook('onRequest', async (request) => {
+      if (!memoryEnabled(deps.environment, request.caller.memoryEnabled)) throw memoryFeatureOff();
+    });
+    // A body-less POST or PATCH never reaches Fastify's content-type parser: check it here.
+    app.addHook('preValidation', async (request) => {
+      if (request.method !== 'POST' && request.method !== 'PATCH') return;
+      const type = request.headers['content-type'];
+      if (!type || !/^application\/json\s*(;|$)/i.test(type)) throw unsupportedMediaType();
+    });
+
+    const common = {
+      tags: ['memory'],
+      headers: OrganizationHeader,
+      security: [{ platformCredential: [] }],
+    };
+
+    app.get(
+      BASE,
+      {
+        schema: {
+          ...common,
+          summary: 'List memories, in full or changed since a cursor',
+          querystring: ListQuery,
+          response: { 200: ListResponse, ...errors },
+        },
+      },
+      (request) => service.list(request.caller, request.query),
+    );
+
+    app.get(
+      `${BASE}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'Get one memory',
+          params: MemoryIdParams,
+          querystring: UserQuery,
+          response: { 200: MemoryResponse, ...errors },
+        },
+      },
+      async (request) => ({
+        memory: await service.get(request.caller, request.params.id, request.query.user),
+      }),
+    );
+
+    app.post(
+      BASE,
+      {
+        schema: {
+          ...common,
+          summary: 'Add a memory (201), or fold it into an equal one (200)',
+          body: AddBody,
+          response: { 201: MemoryResponse, 200: FoldedResponse, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const outcome = await service.add(request.caller, request.body);
+        if (!outcome.created) return reply.code(200).send({ memory: outcome.memory });
+        return reply
+          .code(201)
+          .header('location', `${BASE}/${outcome.memory.id}`)
+          .send({ memory: outcome.memory });
+      },
+    );
+
+    app.patch(
+      `${BASE}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'Update a memory',
+          params: MemoryIdParams,
+          querystring: UserQuery,
+          body: UpdateBody,
+          response: {
+            200: MemoryResponse,
+            409: Type.Object(
+              { error: Type.String(), memory: MemoryItem },
+              {
+                description:
+                  'Changed by another writer since baseUpdatedAt (optimistic concurrency on)',
+              },
+            ),
+            ...errors,
+          },
+        },
+      },
+      async (request) => ({
+        memory: await service.update(
+          request.caller,
+          request.params.id,
+          request.query.user,
+          request.body,
+        ),
+      }),
+    );
+
+    app.delete(
+      `${BASE}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'Delete a memory (idempotent)',
+          params: MemoryIdParams,
+          querystring: UserQuery,
+          response: { 200: OkResponse, ...errors },
+        },
+      },
+      async (request) => {
+        await service.remove(request.caller, request.params.id, request.query.user);
+        return { ok: true as const };
+      },
+    );
+  });
+
+  registerMethodNotAllowed(parent, BASE, ['GET', 'POST']);
+  registerMethodNotAllowed(parent, `${BASE}/:id`, ['GET', 'PATCH', 'DELETE']);
+}

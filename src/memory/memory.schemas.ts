@@ -1,0 +1,122 @@
+import { type Static, Type } from 'typebox';
+
+export const CATEGORIES = [
+  'identity',
+  'preference',
+  'goal',
+  'project',
+  'relationship',
+  'constraint',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+const Uuid = (description: string) => Type.String({ format: 'uuid', description });
+const Timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description, examples: ['2026-11-22T09:30:00.000Z'] });
+
+export const MemoryItem = Type.Object(
+  {
+    id: Uuid('Unique identifier of the memory'),
+    content: Type.String({ minLength: 1, description: 'The memory text; non-empty' }),
+    category: Type.Optional(
+      Type.Enum(CATEGORIES, {
+        description: 'One of the six categories; absent when the memory has none',
+      }),
+    ),
+    createdAt: Timestamp('When the memory was first recorded (UTC, milliseconds)'),
+    updatedAt: Timestamp('When the memory was last changed; strictly increases with each change'),
+  },
+  { $id: 'MemoryItem', additionalProperties: false },
+);
+export type MemoryItem = Static<typeof MemoryItem>;
+
+export const ErrorBody = Type.Object(
+  { error: Type.String() },
+  { $id: 'Error', description: 'Every error: a message for people' },
+);
+
+const categoryInput = Type.Unknown({
+  description: `One of ${CATEGORIES.join(', ')}; any other value (or null) leaves the memory without a category, without an error`,
+});
+
+export const OrganizationHeader = Type.Object({
+  'x-organization-id': Uuid('The organization the request acts in'),
+});
+
+export const MemoryIdParams = Type.Object({
+  id: Type.String({ description: 'Memory id (UUID)' }),
+});
+
+export const UserQuery = Type.Object(
+  { user: Type.Optional(Uuid('Organization member to act for; default: the credential owner')) },
+  { additionalProperties: false },
+);
+
+export const ListQuery = Type.Object(
+  {
+    since: Type.Optional(
+      Type.String({
+        description: 'A cursor from an earlier list response: return only changes since it',
+      }),
+    ),
+    user: Type.Optional(Uuid('Organization member to act for; default: the credential owner')),
+    project: Type.Optional(Uuid("Read this project's shared pool; not combinable with user")),
+  },
+  { additionalProperties: false },
+);
+export type ListQuery = Static<typeof ListQuery>;
+
+export const AddBody = Type.Object(
+  {
+    content: Type.String({
+      description: 'The memory text; at least one non-white-space character',
+    }),
+    category: Type.Optional(categoryInput),
+    user: Type.Optional(Uuid('Organization member to act for')),
+    project: Type.Optional(
+      Uuid("Contribute to this project's pool (editor access); not combinable with user"),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AddBody = Static<typeof AddBody>;
+
+export const UpdateBody = Type.Object(
+  {
+    content: Type.Optional(Type.String({ description: 'New text; non-empty' })),
+    category: Type.Optional(categoryInput),
+    baseUpdatedAt: Type.Optional(
+      Type.String({
+        description:
+          'The updatedAt the client last read. Ignored unless the server runs with optimistic concurrency, then a different stored updatedAt answers 409',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type UpdateBody = Static<typeof UpdateBody>;
+
+export const MemoryResponse = Type.Object({ memory: MemoryItem });
+
+export const FoldedResponse = Type.Object(
+  {
+    memory: Type.Object(
+      { id: Uuid('The existing memory the save was folded into'), content: Type.String() },
+      { additionalProperties: false },
+    ),
+  },
+  { description: 'Saved, nothing new to store: the add was folded into an existing memory' },
+);
+
+export const ListResponse = Type.Object({
+  memories: Type.Array(MemoryItem),
+  deleted: Type.Optional(
+    Type.Array(Type.String({ format: 'uuid' }), {
+      description: 'Ids removed since the cursor; present only with since',
+    }),
+  ),
+  cursor: Type.String({ description: 'Opaque high-watermark; pass back as since' }),
+});
+export type ListResponse = Static<typeof ListResponse>;
+
+export const OkResponse = Type.Object({ ok: Type.Literal(true) });

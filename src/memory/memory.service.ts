@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { Database } from '../db/database.ts';
+import type { MemoryRow, ProjectAccess } from '../db/tables.ts';
+import type { Caller } from '../platform/authenticate.ts';
+import { parseUuid } from '../platform/uuid.ts';
+import { type CursorCodec, type CursorScope, expiredCursor } from './cursor.ts';
+import { foldKey } from './fold.ts';
+import {
+  contentRequired,
+  contentTooLong,
+  editConflict,
+  invalidBaseUpdatedAt,
+  memoryNotFound,
+  noUpdateFields,
+} from './memory.errors.ts';
+import type { MemoryRepository } from './memory.repository.ts';
+import type { AddBody, ListQuery, ListResponse, MemoryItem, UpdateBody } from './memory.schemas.ts';
+import type { MemoryTargets, Target } from './memory.targets.ts';
+import { recognizedCategory, toMemoryItem } from './memory-item.ts';
+
+export interface MemoryServiceDeps {
+  readonly database: Database;
+  readonly repository: MemoryRepository;
+  readonly targets: MemoryTargets;
+  readonly cursors: CursorCodec;
+  readonly maxContentChars: number;
+  readonly optimisticConcurrency: boolean;
+  readonly now?: () => number;
+}
+
+export type AddOutcome =
+  | { readonly created: true; readonly memory: MemoryItem }
+  | { readonly created: false; readonly memory: { id: string; content: string } };
+
+const READ_POOL: readonly ProjectAccess[] = ['viewer', 'editor', 'owner'];
+const EDIT_POOL: readonly ProjectAccess[] = ['editor', 'owner'];
+
+export function createMemoryService(deps: MemoryServiceDeps) {
+  const { database, repository: repo, targets, cursors } = deps;
+  const { db } = database;
+  const now = deps.now ?? Date.now;
+
+  /** `updatedAt` strictly increases with every change, even two within one millisecond. */
+  const nextUpdatedAt = (previous: number) => Math.max(now(), previous + 1);
+
+  function checkContent(content: string): void {
+    if (!/\S/u.test(content)) throw contentRequired();
+    // Characters, not UTF-16 units: an emoji is one character.
+    if (content.length > deps.maxContentChars && [...content].length > deps.maxContentChars) {
+      throw contentTooLong();
+    }
+  }
+
+  async function audit(
+    caller: Caller,
+    target: Target,
+    action: string,
+    memoryId?: string,
+    trx = db,
+  ) {
+    if (!target.overridden) return;
+    await recordAudit(trx, {
+      orgId: caller.orgId,
+      actorId: caller.userId,
+      targetId: target.userId,
+      action,
+      memoryId,
+    });
+  }
+
+  /** The memory by id as the target may reach it, or 404 for anything else. */
+  async function reachable(
+    caller: Caller,
+    target: Target,
+    rawId: string,
+    access: readonly ProjectAccess[],
+  ) {
+    const memoryId = parseUuid(rawId);
+    if (!memoryId) throw memoryNotFound();
+    const row = await repo.findReachable(db, {
+      orgId: caller.orgId,
+      memoryId,
+      userId: target.userId,
+      poolAccess: access,
+    });
+    if (!row) throw memoryNotFound();
+    return row;
+  }
+
+  function scopeOf(
+    caller: Caller,
+    row: { scope_kind: 'user' | 'project'; scope_owner_id: string },
+  ): CursorScope {
+    return { orgId: caller.orgId, kind: row.scope_kind, ownerId: row.scope_owner_id };
+  }
+
+  return {
+    async list(caller: Caller, query: ListQuery): Promise<ListResponse> {
+      const { scope, target } = await targets.forList(caller, query);
+      const since = query.since === undefined ? undefined : cursors.decode(scope, query.since);
+      // Read the counter before the rows: every change at or below it has committed, so the
+      // rows read next hold all of them (and perhaps later ones, which the next pull repeats).
+      const state = await repo.readScope(db, scope);
+      const version = state?.version ?? 0;
+      const cursor = cursors.encode(scope, version);
+      if (target.overridden)
+        await database.write((trx) => audit(caller, target, 'list', undefined, trx));
+      if (since === undefined) {
+        const rows = state ? await repo.listActive(db, state.id) : [];
+        return { memories: rows.map(toMemoryItem), cursor };
+      }
+      if (since > version || since < (state?.purgedVersion ?? 0)) throw expiredCursor();
+      const rows = state ? await repo.listChangedSince(db, state.id, since) : [];
+      const memories: MemoryItem[] = [];
+      const deleted: string[] = [];
+      for (const row of rows) {
+        if (row.deleted_at === null) memories.push(toMemoryItem(row));
+        else deleted.push(row.id);
+      }
+      return { memories, deleted, cursor };
+    },
+
+    async get(caller: Caller, id: string, user: string | undefined): Promise<MemoryItem> {
+      const target = await targets.forMember(caller, user);
+      const row = await reachable(caller, target, id, READ_POOL);
+      if (row.deleted_at !== null) throw memoryNotFound();
+      if (target.overridden)
+        await database.write((trx) => audit(caller, target, 'get', row.id, trx));
+      return toMemoryItem(row);
+    },
+
+    async add(caller: Caller, body: AddBody): Promise<AddOutcome> {
+      checkContent(body.content);
+      const { scope, target } = await targets.forAdd(caller, body);
+      const category = recognizedCategory(body.category);
+      const key = foldKey(body.content);
+      return database.write(async (trx) => {
+        const state = await repo.lockScope(trx, scope);
+        const existing = await repo.findActiveByFoldKey(trx, state.id, key);
+        if (existing) {
+          // A fold that brings a category to a memory without one is a change; otherwise none.
+          if (existing.category === null && category !== null) {
+            const version = await repo.bumpScope(trx, state.id);
+            await repo.updateMemory(trx, existing.id, {
+              category,
+              version,
+              updated_at: nextUpdatedAt(existing.updated_at),
+            });
+          }
+          await audit(caller, target, 'add', existing.id, trx);
+          return { created: false, memory: { id: existing.id, content: existing.content } };
+        }
+        const version = await repo.bumpScope(trx, state.id);
+        const at = now();
+        const row: MemoryRow = {
+          id: randomUUID(),
+          scope_id: state.id,
+          contributor_id: target.userId,
+          content: body.content,
+          fold_key: key,
+          category,
+          created_at: at,
+          updated_at: at,
+          version,
+          deleted_at: null,
+        };
+        await repo.insertMemory(trx, row);
+        await audit(caller, target, 'add', row.id, trx);
+        return { created: true, memory: toMemoryItem(row) };
+      });
+    },
+
+    async update(
+      caller: Caller,
+      id: string,
+      user: string | undefined,
+      body: UpdateBody,
+    ): Promise<MemoryItem> {
+      const hasContent = body.content !== undefined;
+      const hasCategory = 'category' in body;
+      if (!hasContent && !hasCategory) throw noUpdateFields();
+      if (body.content !== undefined) checkContent(body.content);
+      const base = deps.optimisticConcurrency ? parseBaseUpdatedAt(body.baseUpdatedAt) : undefined;
+      const target = await targets.forMember(caller, user);
+      const found = await reachable(caller, target, id, EDIT_POOL);
+      if (found.deleted_at !== null) throw memoryNotFound();
+      return database.write(async (trx) => {
+        const state = await repo.lockScope(trx, scopeOf(caller, found));
+        // Read again under the scope lock: no write of this scope can interleave from here.
+        const current = await repo.findById(trx, found.id);
+        if (!current || current.deleted_at !== null) throw memoryNotFound();
+        const version = await repo.bumpScope(trx, state.id);
+        const changes = {
+          ...(body.content !== undefined
+            ? { content: body.content, fold_key: foldKey(body.content) }
+            : {}),
+          ...(hasCategory ? { category: recognizedCategory(body.category) } : {}),
+          version,
+          updated_at: nextUpdatedAt(current.updated_at),
+        };
+        if (!(await repo.updateMemory(trx, current.id, changes, base)))
+          throw editConflict(toMemoryItem(current));
+        await audit(caller, target, 'update', current.id, trx);
+        return toMemoryItem({ ...current, ...changes });
+      });
+    },
+
+    async remove(caller: Caller, id: string, user: string | undefined): Promise<void> {
+      const target = await targets.forMember(caller, user);
+      const found = await reachable(caller, target, id, EDIT_POOL);
+      // Idempotent: deleting a deleted memory is fine and changes nothing.
+      if (found.deleted_at !== null) return;
+      await database.write(async (trx) => {
+        const state = await repo.lockScope(trx, scopeOf(caller, found));
+        const current = await repo.findById(trx, found.id);
+        if (!current || current.deleted_at !== null) return;
+        const version = await repo.bumpScope(trx, state.id);
+        const at = nextUpdatedAt(current.updated_at);
+        // A tombstone keeps only what sync needs: the content is gone with the memory.
+        await repo.updateMemory(trx, current.id, {
+          content: '',
+          fold_key: '',
+          category: null,
+          version,
+          updated_at: at,
+          deleted_at: at,
+        });
+        await audit(caller, target, 'delete', current.id, trx);
+      });
+    },
+  };
+}
+
+export type MemoryService = ReturnType<typeof createMemoryService>;
+
+function parseBaseUpdatedAt(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(value)
+    ? Date.parse(value)
+    : Number.NaN;
+  if (Number.isNaN(ms)) throw invalidBaseUpdatedAt();
+  return ms;
+}

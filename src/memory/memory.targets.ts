@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import { findMemberRole } from '../orgs/orgs.repository.ts';
+import type { Caller } from '../platform/authenticate.ts';
+import { canEdit, canRead, findProjectAccess } from '../projects/projects.repository.ts';
+import type { CursorScope } from './cursor.ts';
+import {
+  overrideForbidden,
+  projectForbidden,
+  projectNotFound,
+  projectWithUser,
+  unknownTargetUser,
+} from './memory.errors.ts';
+
+/** Whose memories a request acts on; `overridden` when that is not the caller (audited). */
+export interface Target {
+  readonly userId: string;
+  readonly overridden: boolean;
+}
+
+/**
+ * The spec's rules for choosing a store: the caller's own by default; another member's with
+ * `user` (subject to the organization's override policy); a project's pool with `project`.
+ */
+export function createMemoryTargets(db: Kysely<Tables>) {
+  async function forMember(caller: Caller, user: string | undefined): Promise<Target> {
+    const userId = user?.toLowerCase();
+    if (userId === undefined || userId === caller.userId) {
+      return { userId: caller.userId, overridden: false };
+    }
+    // The policy first: a member who may not override learns nothing about who is a member.
+    if (caller.userOverride === 'admins' && caller.role === 'member') throw overrideForbidden();
+    if ((await findMemberRole(db, caller.orgId, userId)) === undefined) throw unknownTargetUser();
+    return { userId, overridden: true };
+  }
+
+  async function forProject(caller: Caller, project: string, need: 'read' | 'edit') {
+    const projectId = project.toLowerCase();
+    const { exists, access } = await findProjectAccess(db, caller.orgId, projectId, caller.userId);
+    if (!exists) throw projectNotFound();
+    if (!(need === 'read' ? canRead(access) : canEdit(access))) throw projectForbidden(need);
+    const scope: CursorScope = { orgId: caller.orgId, kind: 'project', ownerId: projectId };
+    return { scope, target: { userId: caller.userId, overridden: false } };
+  }
+
+  async function forStore(
+    caller: Caller,
+    input: { user?: string | undefined; project?: string | undefined },
+    need: 'read' | 'edit',
+  ): Promise<{ scope: CursorScope; target: Target }> {
+    if (input.project !== undefined && input.user !== undefined) throw projectWithUser();
+    if (input.project !== undefined) return forProject(caller, input.project, need);
+    const target = await forMember(caller, input.user);
+    return { scope: { orgId: caller.orgId, kind: 'user', ownerId: target.userId }, target };
+  }
+
+  return {
+    forMember,
+    forList: (caller: Caller, query: { user?: string | undefined; project?: string | undefined }) =>
+      forStore(caller, query, 'read'),
+    forAdd: (caller: Caller, body: { user?: string | undefined; project?: string | undefined }) =>
+      forStore(caller, body, 'edit'),
+  };
+}
+
+export type MemoryTargets = ReturnType<typeof createMemoryTargets>;

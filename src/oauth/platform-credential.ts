@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import { loadSigningKeys, SIGNING_ALG } from './signing-keys.ts';
+
+/** The built-in issuer and the audience of its platform credentials. */
+export function builtInIssuer(publicUrl: string) {
+  return { issuer: `${publicUrl}/oauth`, audience: `${publicUrl}/api` } as const;
+}
+
+/**
+ * Signs a platform credential for a user with the newest key of the store.
+ *
+ * @example
+ * const token = await issuePlatformCredential(db, 'http://127.0.0.1:8080', userId, 3600);
+ */
+export async function issuePlatformCredential(
+  db: Kysely<Tables>,
+  publicUrl: string,
+  userId: string,
+  ttlSeconds: number,
+): Promise<string> {
+  const [key] = await loadSigningKeys(db);
+  if (!key) throw new Error('no signing key in the store; start the server or run `mnemo migrate`');
+  const { issuer, audience } = builtInIssuer(publicUrl);
+  return new SignJWT({ scope: 'memory' })
+    .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'at+jwt' })
+    .setIssuer(issuer)
+    .setAudience(audience)
+    .setSubject(userId)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .setJti(randomUUID())
+    .sign(key.privateKey);
+}

@@ -1,0 +1,123 @@
+import type { Kysely } from 'kysely';
+import type { MemberRole, OrganizationsTable, Tables } from '../db/tables.ts';
+
+export type UserOverridePolicy = OrganizationsTable['user_override'];
+
+export interface NewOrganization {
+  readonly id: string;
+  readonly name: string;
+  readonly memoryEnabled?: boolean | undefined;
+  readonly userOverride?: UserOverridePolicy | undefined;
+}
+
+export async function insertOrganization(db: Kysely<Tables>, org: NewOrganization): Promise<void> {
+  await db
+    .insertInto('organizations')
+    .values({
+      id: org.id,
+      name: org.name,
+      memory_enabled: org.memoryEnabled === undefined ? null : Number(org.memoryEnabled),
+      user_override: org.userOverride ?? 'members',
+      created_at: Date.now(),
+    })
+    .execute();
+}
+
+/** Returns false when there is no such organization. */
+export async function updateOrganization(
+  db: Kysely<Tables>,
+  id: string,
+  changes: { memoryEnabled?: boolean | undefined; userOverride?: UserOverridePolicy | undefined },
+): Promise<boolean> {
+  const set: Partial<Pick<OrganizationsTable, 'memory_enabled' | 'user_override'>> = {};
+  if (changes.memoryEnabled !== undefined) set.memory_enabled = Number(changes.memoryEnabled);
+  if (changes.userOverride !== undefined) set.user_override = changes.userOverride;
+  if (Object.keys(set).length === 0) return organizationExists(db, id);
+  const result = await db
+    .updateTable('organizations')
+    .set(set)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function organizationExists(db: Kysely<Tables>, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('organizations')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Adds a member or changes the role of an existing one. */
+export async function upsertMembership(
+  db: Kysely<Tables>,
+  orgId: string,
+  userId: string,
+  role: MemberRole,
+): Promise<void> {
+  await db
+    .insertInto('memberships')
+    .values({ org_id: orgId, user_id: userId, role, created_at: Date.now() })
+    .onConflict((oc) => oc.columns(['org_id', 'user_id']).doUpdateSet({ role }))
+    .execute();
+}
+
+export async function deleteMembership(
+  db: Kysely<Tables>,
+  orgId: string,
+  userId: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('memberships')
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function findMemberRole(
+  db: Kysely<Tables>,
+  orgId: string,
+  userId: string,
+): Promise<MemberRole | undefined> {
+  const row = await db
+    .selectFrom('memberships')
+    .select('role')
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.role;
+}
+
+/** Everything the platform checks about a caller in one organization, in one query. */
+export interface CallerContext {
+  readonly status: 'active' | 'suspended' | 'banned';
+  readonly role: MemberRole | null;
+  readonly memoryEnabled: boolean | null;
+  readonly userOverride: UserOverridePolicy;
+}
+
+export async function findCallerContext(
+  db: Kysely<Tables>,
+  userId: string,
+  orgId: string,
+): Promise<CallerContext | undefined> {
+  const row = await db
+    .selectFrom('users as u')
+    .leftJoin('memberships as m', (join) =>
+      join.onRef('m.user_id', '=', 'u.id').on('m.org_id', '=', orgId),
+    )
+    .leftJoin('organizations as o', 'o.id', 'm.org_id')
+    .select(['u.status', 'm.role', 'o.memory_enabled', 'o.user_override'])
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    status: row.status,
+    role: row.role,
+    memoryEnabled: row.memory_enabled === null ? null : row.memory_enabled === 1,
+    userOverride: row.user_override ?? 'members',
+  };
+}

@@ -1,0 +1,96 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { MemberRole, Tables } from '../db/tables.ts';
+import { findCallerContext, type UserOverridePolicy } from '../orgs/orgs.repository.ts';
+import type { CredentialVerifier } from './credentials.ts';
+import { ApiError, badRequest, forbidden, unauthenticated } from './errors.ts';
+import { type RateDecision, type RateLimiter, rateLimitHeaders } from './rate-limit.ts';
+import { parseUuid } from './uuid.ts';
+
+/** The authenticated member a platform request acts as, in the organization it names. */
+export interface Caller {
+  readonly userId: string;
+  readonly orgId: string;
+  readonly role: MemberRole;
+  /** The organization's memory switch: null when never set. */
+  readonly memoryEnabled: boolean | null;
+  readonly userOverride: UserOverridePolicy;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+export interface PlatformAuthenticationDeps {
+  readonly db: Kysely<Tables>;
+  readonly verify: CredentialVerifier;
+  /** Requests per credential subject; absent when rate limiting is off. */
+  readonly rateLimiter: RateLimiter | undefined;
+  /** Failed authentications per client address; absent when off. */
+  readonly failedAuthLimiter: RateLimiter | undefined;
+}
+
+const tooManyRequests = (policy: string, decision: RateDecision) =>
+  new ApiError(429, 'rate_limited', `rate limit exceeded: retry in ${decision.resetSeconds} s`, {
+    headers: rateLimitHeaders(policy, decision),
+  });
+
+/**
+ * The platform's checks, in DESIGN.md's order: credential (401) → rate (429) →
+ * `X-Organization-Id` (400) → account status and membership (403). Runs as an onRequest hook,
+ * before the body is read, so a request is judged on who sends it before what it says.
+ */
+export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
+  const { db, verify, rateLimiter, failedAuthLimiter } = deps;
+
+  async function credential(request: FastifyRequest) {
+    const addressKey = `failed-auth ${request.ip}`;
+    if (failedAuthLimiter) {
+      const decision = await failedAuthLimiter.peek(addressKey);
+      if (!decision.allowed) throw tooManyRequests('failed-auth', decision);
+    }
+    try {
+      return await verify(request.headers.authorization);
+    } catch (error) {
+      if (failedAuthLimiter && error instanceof ApiError && error.status === 401) {
+        await failedAuthLimiter.hit(addressKey);
+      }
+      throw error;
+    }
+  }
+
+  async function rate(subject: string, reply: FastifyReply) {
+    if (!rateLimiter) return;
+    const decision = await rateLimiter.hit(subject);
+    if (!decision.allowed) throw tooManyRequests('credential', decision);
+    reply.headers(rateLimitHeaders('credential', decision));
+  }
+
+  function organization(request: FastifyRequest): string {
+    const header = request.headers['x-organization-id'];
+    if (header === undefined || header === '') throw badRequest('X-Organization-Id is required');
+    const orgId = parseUuid(typeof header === 'string' ? header : undefined);
+    if (!orgId) throw badRequest('X-Organization-Id must be an organization UUID');
+    return orgId;
+  }
+
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { issuer, userId } = await credential(request);
+    // One budget per subject, however many tokens it holds.
+    await rate(`${issuer} ${userId}`, reply);
+    const orgId = organization(request);
+    const context = await findCallerContext(db, userId, orgId);
+    if (!context) throw unauthenticated('credential does not belong to a known account');
+    if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
+    if (context.role === null) throw forbidden('not a member of this organization');
+    request.caller = {
+      userId,
+      orgId,
+      role: context.role,
+      memoryEnabled: context.memoryEnabled,
+      userOverride: context.userOverride,
+    };
+  };
+}

@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { ProjectAccess, Tables } from '../db/tables.ts';
+
+export async function insertProject(
+  db: Kysely<Tables>,
+  project: { id: string; orgId: string; name: string },
+): Promise<void> {
+  await db
+    .insertInto('projects')
+    .values({ id: project.id, org_id: project.orgId, name: project.name, created_at: Date.now() })
+    .execute();
+}
+
+export async function findProject(db: Kysely<Tables>, id: string) {
+  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Grants or changes a user's access to a project. */
+export async function upsertProjectAccess(
+  db: Kysely<Tables>,
+  projectId: string,
+  userId: string,
+  access: ProjectAccess,
+): Promise<void> {
+  await db
+    .insertInto('project_access')
+    .values({ project_id: projectId, user_id: userId, access, created_at: Date.now() })
+    .onConflict((oc) => oc.columns(['project_id', 'user_id']).doUpdateSet({ access }))
+    .execute();
+}
+
+export async function deleteProjectAccess(
+  db: Kysely<Tables>,
+  projectId: string,
+  userId: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('project_access')
+    .where('project_id', '=', projectId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** The project (if it is in this organization) and the user's access to it, in one query. */
+export async function findProjectAccess(
+  db: Kysely<Tables>,
+  orgId: string,
+  projectId: string,
+  userId: string,
+): Promise<{ exists: boolean; access: ProjectAccess | null }> {
+  const row = await db
+    .selectFrom('projects as p')
+    .leftJoin('project_access as a', (join) =>
+      join.onRef('a.project_id', '=', 'p.id').on('a.user_id', '=', userId),
+    )
+    .select('a.access')
+    .where('p.id', '=', projectId)
+    .where('p.org_id', '=', orgId)
+    .executeTakeFirst();
+  return row ? { exists: true, access: row.access } : { exists: false, access: null };
+}
+
+export const canRead = (access: ProjectAccess | null) => access !== null;
+export const canEdit = (access: ProjectAccess | null) => access === 'editor' || access === 'owner';

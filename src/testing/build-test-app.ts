@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../app.ts';
+import { type Config, loadConfig } from '../config.ts';
+import { createDatabase, type Database } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import type { MemberRole, ProjectAccess } from '../db/tables.ts';
+import { issuePlatformCredential } from '../oauth/platform-credential.ts';
+import { ensureSigningKey } from '../oauth/signing-keys.ts';
+import {
+  insertOrganization,
+  type NewOrganization,
+  upsertMembership,
+} from '../orgs/orgs.repository.ts';
+import { type AccountStatus, insertUser, updateUserStatus } from '../orgs/users.repository.ts';
+import { insertProject, upsertProjectAccess } from '../projects/projects.repository.ts';
+
+export interface TestStore {
+  readonly url: string;
+  /** Removes what the store left behind (a temp folder). */
+  readonly dispose: () => void;
+}
+
+/** A fresh, empty store for one test file: a SQLite file in a temp folder. */
+export function createTestStore(): TestStore {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemo-test-'));
+  return {
+    url: `sqlite:${join(dir, 'mnemo.db')}`,
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Builds a Config as the server would from this environment, over the defaults. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ MNEMO_LOG_LEVEL: 'silent', MNEMO_RATE_LIMIT_PER_MINUTE: '0', ...env });
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly database: Database;
+  readonly config: Config;
+  readonly fixtures: Fixtures;
+  /** `app.inject` with a credential and organization: the usual memory request. */
+  readonly request: (
+    who: { token: string; orgId: string },
+    options: InjectOptions,
+  ) => Promise<LightMyRequestResponse>;
+  readonly close: () => Promise<void>;
+}
+
+/**
+ * The real app on a real migrated store, for `app.inject` or `app.listen`. Rate limiting is off
+ * unless the environment given turns it on.
+ */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const store = createTestStore();
+  const config = testConfig({ MNEMO_DATABASE_URL: store.url, ...env });
+  const database = createDatabase(config.databaseUrl);
+  await migrateToLatest(database.db);
+  await ensureSigningKey(database.db);
+  const app = await buildApp({ config, database, logger: false });
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    fixtures: createFixtures(database, config),
+    request: (who, options) =>
+      app.inject({
+        ...options,
+        headers: {
+          authorization: `Bearer ${who.token}`,
+          'x-organization-id': who.orgId,
+          ...(options.headers ?? {}),
+        },
+      }),
+    close: async () => {
+      await app.close();
+      await database.close();
+      store.dispose();
+    },
+  };
+}
+
+export interface Fixtures {
+  org(options?: Partial<Omit<NewOrganization, 'id'>>): Promise<string>;
+  /** A user with a platform credential; a member of `orgId` with `role` when given. */
+  user(orgId?: string, role?: MemberRole): Promise<{ id: string; token: string }>;
+  member(orgId: string, userId: string, role?: MemberRole): Promise<void>;
+  status(userId: string, status: AccountStatus): Promise<void>;
+  project(orgId: string, grants?: Record<string, ProjectAccess>): Promise<string>;
+  grant(projectId: string, userId: string, access: ProjectAccess): Promise<void>;
+  token(userId: string, ttlSeconds?: number): Promise<string>;
+}
+
+export function createFixtures(database: Database, config: Config): Fixtures {
+  const { db } = database;
+  const fixtures: Fixtures = {
+    async org(options = {}) {
+      const id = randomUUID();
+      await insertOrganization(db, { name: 'Org', ...options, id });
+      return id;
+    },
+    async user(orgId, role = 'member') {
+      const id = randomUUID();
+      await insertUser(db, { id, email: `${id}@example.test` });
+      if (orgId) await upsertMembership(db, orgId, id, role);
+      return { id, token: await fixtures.token(id) };
+    },
+    member: (orgId, userId, role = 'member') => upsertMembership(db, orgId, userId, role),
+    async status(userId, status) {
+      await updateUserStatus(db, userId, status);
+    },
+    async project(orgId, grants = {}) {
+      const id = randomUUID();
+      await insertProject(db, { id, orgId, name: 'Project' });
+      for (const [userId, access] of Object.entries(grants))
+        await upsertProjectAccess(db, id, userId, access);
+      return id;
+    },
+    grant: (projectId, userId, access) => upsertProjectAccess(db, projectId, userId, access),
+    token: (userId, ttlSeconds = 3600) =>
+      issuePlatformCredential(db, config.publicUrl, userId, ttlSeconds),
+  };
+  return fixtures;
+}
