@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createDatabase, type Database } from './db/database.ts';
 import { migrateToLatest, UnknownSchemaError } from './db/migrator.ts';
+import { scheduleTombstonePurge } from './memory/tombstone-retention.ts';
 import { issuePlatformCredential } from './oauth/platform-credential.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
 import { ensureDemoAccount } from './orgs/demo-seed.ts';
@@ -15,6 +16,12 @@ export async function start(config: Config): Promise<FastifyInstance> {
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
   const app = await buildApp({ config, database });
+  if (config.tombstoneRetentionDays > 0) {
+    const stop = scheduleTombstonePurge(database, config.tombstoneRetentionDays, (error) =>
+      app.log.error({ err: error }, 'tombstone purge failed'),
+    );
+    app.addHook('onClose', async () => stop());
+  }
   closeOnSignals(app, database);
   await app.listen({ port: config.port, host: config.host });
   if (config.seedDemo) await announceDemo(config, database);

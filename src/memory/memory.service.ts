@@ -110,8 +110,11 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         const rows = state ? await repo.listActive(db, state.id) : [];
         return { memories: rows.map(toMemoryItem), cursor };
       }
-      if (since > version || since < (state?.purgedVersion ?? 0)) throw expiredCursor();
+      if (since > version) throw expiredCursor();
       const rows = state ? await repo.listChangedSince(db, state.id, since) : [];
+      // Read after the rows: a purge that ran in between must not pass unnoticed.
+      const purgedVersion = state ? ((await repo.readScope(db, scope))?.purgedVersion ?? 0) : 0;
+      if (since < purgedVersion) throw expiredCursor();
       const memories: MemoryItem[] = [];
       const deleted: string[] = [];
       for (const row of rows) {
