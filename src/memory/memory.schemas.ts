@@ -32,7 +32,7 @@ export type MemoryItem = Static<typeof MemoryItem>;
 
 export const ErrorBody = Type.Object(
   { error: Type.String() },
-  { $id: 'Error', description: 'Every error: a message for people' },
+  { $id: 'Error', description: 'An error: a message for people' },
 );
 
 const categoryInput = Type.Unknown({
@@ -96,7 +96,7 @@ export const UpdateBody = Type.Object(
 );
 export type UpdateBody = Static<typeof UpdateBody>;
 
-export const MemoryResponse = Type.Object({ memory: MemoryItem });
+export const MemoryResponse = Type.Object({ memory: MemoryItem }, { description: 'The memory' });
 
 export const FoldedResponse = Type.Object(
   {
@@ -108,15 +108,21 @@ export const FoldedResponse = Type.Object(
   { description: 'Saved, nothing new to store: the add was folded into an existing memory' },
 );
 
-export const ListResponse = Type.Object({
-  memories: Type.Array(MemoryItem),
-  deleted: Type.Optional(
-    Type.Array(Type.String({ format: 'uuid' }), {
-      description: 'Ids removed since the cursor; present only with since',
-    }),
-  ),
-  cursor: Type.String({ description: 'Opaque high-watermark; pass back as since' }),
-});
+export const ListResponse = Type.Object(
+  {
+    memories: Type.Array(MemoryItem),
+    deleted: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), {
+        description: 'Ids removed since the cursor; present only with since',
+      }),
+    ),
+    cursor: Type.String({ description: 'Opaque high-watermark; pass back as since' }),
+  },
+  { description: 'Active memories (all, or changed since the cursor) and the new cursor' },
+);
 export type ListResponse = Static<typeof ListResponse>;
 
-export const OkResponse = Type.Object({ ok: Type.Literal(true) });
+export const OkResponse = Type.Object(
+  { ok: Type.Literal(true) },
+  { description: 'Deleted (or already deleted)' },
+);

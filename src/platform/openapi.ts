@@ -4,6 +4,11 @@ import type { FastifyInstance } from 'fastify';
 /** The OpenAPI document, generated from the routes' schemas and served at /openapi.json. */
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   await app.register(swagger, {
+    // Shared schemas appear under their $id (MemoryItem), not as def-0.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
