@@ -10,6 +10,7 @@ import { createMemoryService } from './memory/memory.service.ts';
 import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createPlatformAuthentication } from './platform/authenticate.ts';
 import { createCredentialVerifier } from './platform/credentials.ts';
+import { registerDrain } from './platform/drain.ts';
 import { frameworkErrors, noStore, registerErrorHandling } from './platform/error-handler.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
@@ -33,14 +34,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
     frameworkErrors,
-    // While draining on shutdown, new requests are refused rather than started.
-    return503OnClosing: true,
+    // Shutdown is handled by registerDrain, in the interface's error shape.
+    return503OnClosing: false,
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorateRequest('caller');
   app.addHook('onRequest', async (_request, reply) => {
     noStore(reply);
   });
+  registerDrain(app);
   registerErrorHandling(app);
   await registerOpenApi(app, config.publicUrl);
 

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { ApiError } from '../platform/errors.ts';
-import { createCursorCodec, type CursorScope } from './cursor.ts';
+import { type CursorScope, createCursorCodec } from './cursor.ts';
 
 const codec = createCursorCodec(randomBytes(32));
 const scope: CursorScope = { orgId: randomUUID(), kind: 'user', ownerId: randomUUID() };
@@ -45,7 +45,14 @@ test('is refused when any character is changed, or when cut or padded', () => {
       expect(rejects(scope, edited)).toBe(true);
     }),
   );
-  for (const bad of ['', 'abc', cursor.slice(0, -2), `${cursor}AA`, `${cursor}=`, 'not a cursor!']) {
+  for (const bad of [
+    '',
+    'abc',
+    cursor.slice(0, -2),
+    `${cursor}AA`,
+    `${cursor}=`,
+    'not a cursor!',
+  ]) {
     expect(rejects(scope, bad)).toBe(true);
   }
 });

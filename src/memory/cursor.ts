@@ -14,7 +14,11 @@ const LENGTH = 1 + 8 + MAC_BYTES;
 
 export const invalidCursor = () => badRequest('invalid cursor');
 export const expiredCursor = () =>
-  new ApiError(410, 'cursor_expired', 'cursor can no longer be served: pull the full list again without since');
+  new ApiError(
+    410,
+    'cursor_expired',
+    'cursor can no longer be served: pull the full list again without since',
+  );
 
 /**
  * Cursors are opaque base64url: a format byte, the scope's change counter, and an HMAC over

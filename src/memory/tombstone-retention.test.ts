@@ -19,7 +19,9 @@ test('a cursor older than a purged tombstone answers 410; newer cursors go on wo
   const kept = (await post('kept')).json().memory;
   const gone = (await post('gone')).json().memory;
   const before = (await t.request(who, { method: 'GET', url: '/api/v1/memory' })).json().cursor;
-  expect((await t.request(who, { method: 'DELETE', url: `/api/v1/memory/${gone.id}` })).statusCode).toBe(200);
+  expect(
+    (await t.request(who, { method: 'DELETE', url: `/api/v1/memory/${gone.id}` })).statusCode,
+  ).toBe(200);
   const after = (await pull(before)).json();
   expect(after.deleted).toEqual([gone.id]);
 
@@ -41,5 +43,7 @@ test('a cursor older than a purged tombstone answers 410; newer cursors go on wo
   const full = (await t.request(who, { method: 'GET', url: '/api/v1/memory' })).json();
   expect(full.memories.map((m: { id: string }) => m.id)).toEqual([kept.id]);
   // Deleting the purged id is now an unknown id.
-  expect((await t.request(who, { method: 'DELETE', url: `/api/v1/memory/${gone.id}` })).statusCode).toBe(404);
+  expect(
+    (await t.request(who, { method: 'DELETE', url: `/api/v1/memory/${gone.id}` })).statusCode,
+  ).toBe(404);
 });

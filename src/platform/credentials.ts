@@ -98,19 +98,30 @@ function bearerToken(authorization: string | undefined): string {
   return match[1];
 }
 
-/** Resolves a `kid` against the store's keys, reloading at most once a second on a miss. */
+/**
+ * Resolves a `kid` against the store's keys, reloading at most once a second on a miss.
+ * Requests that miss while a load is running wait for that load instead of failing.
+ */
 function createStoreKeyResolver(db: Kysely<Tables>) {
   let keys = new Map<string, CryptoKey>();
   let loadedAt = 0;
+  let loading: Promise<void> | undefined;
+  const reload = () => {
+    loading ??= loadSigningKeys(db)
+      .then((loaded) => {
+        keys = new Map(loaded.map((k) => [k.kid, k.publicKey]));
+        loadedAt = Date.now();
+      })
+      .finally(() => {
+        loading = undefined;
+      });
+    return loading;
+  };
   return async (header: { kid?: string }): Promise<CryptoKey> => {
     const kid = header.kid;
     if (kid === undefined) throw new joseErrors.JWKSNoMatchingKey();
-    let key = keys.get(kid);
-    if (!key && Date.now() - loadedAt > 1000) {
-      loadedAt = Date.now();
-      keys = new Map((await loadSigningKeys(db)).map((k) => [k.kid, k.publicKey]));
-      key = keys.get(kid);
-    }
+    if (!keys.has(kid) && (loading || Date.now() - loadedAt > 1000)) await reload();
+    const key = keys.get(kid);
     if (!key) throw new joseErrors.JWKSNoMatchingKey();
     return key;
   };
