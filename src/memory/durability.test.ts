@@ -9,14 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
+import type { MemoryItem } from './memory.schemas.ts';
 
-interface Item {
-  id: string;
-  content: string;
-  category?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+type Item = MemoryItem;
 
 interface Answer {
   /** 0: no response (connection refused or reset). */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../app.ts';
 import { createDatabase } from '../db/database.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
+import type { MemoryItem } from './memory.schemas.ts';
 
 const BASE = '/api/v1/memory';
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -20,13 +21,7 @@ const FEATURE_OFF = { error: 'memory is not enabled for this organization' };
 /** An error whose text DESIGN leaves open: one non-empty string field, nothing else. */
 const ANY_ERROR = { error: expect.stringMatching(/\S/) };
 
-interface Item {
-  id: string;
-  content: string;
-  category?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+type Item = MemoryItem;
 
 interface ListBody {
   memories: Item[];

@@ -10,14 +10,9 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
+import type { MemoryItem } from './memory.schemas.ts';
 
-interface Item {
-  id: string;
-  content: string;
-  category?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+type Item = MemoryItem;
 
 interface Who {
   token: string;
