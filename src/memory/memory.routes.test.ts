@@ -730,17 +730,19 @@ describe('PATCH', () => {
       expect((await a.one(m.id)).body).toEqual({ memory: winner });
     });
 
-    test.each(['yesterday', '2026-01-01', '2026-13-45T99:00:00.000Z', ''])(
-      'a malformed baseUpdatedAt (%j): 400',
-      async (baseUpdatedAt) => {
-        const a = api(occ, await member(occ));
-        const m = await a.add('v1');
-        const res = await a.patch(m.id, { content: 'v2', baseUpdatedAt });
-        expect(res.status).toBe(400);
-        expect(res.body).toEqual(ANY_ERROR);
-        expect((await a.one(m.id)).body).toEqual({ memory: m });
-      },
-    );
+    test.each([
+      'yesterday',
+      '2026-01-01',
+      '2026-13-45T99:00:00.000Z',
+      '',
+    ])('a malformed baseUpdatedAt (%j): 400', async (baseUpdatedAt) => {
+      const a = api(occ, await member(occ));
+      const m = await a.add('v1');
+      const res = await a.patch(m.id, { content: 'v2', baseUpdatedAt });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(ANY_ERROR);
+      expect((await a.one(m.id)).body).toEqual({ memory: m });
+    });
 
     test('without baseUpdatedAt: 200', async () => {
       const a = api(occ, await member(occ));

@@ -137,13 +137,15 @@ describe('request bodies', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('routes and URLs', () => {
-  test.each(['/api/v1/nope', '/nope', '/api/v1/memory/a/b', '/api/v2/memory'])(
-    'unknown route %s: 404',
-    async (url) => {
-      expectError(await t.app.inject({ method: 'GET', url }), 404);
-      expectError(await send({ method: 'GET', url }), 404);
-    },
-  );
+  test.each([
+    '/api/v1/nope',
+    '/nope',
+    '/api/v1/memory/a/b',
+    '/api/v2/memory',
+  ])('unknown route %s: 404', async (url) => {
+    expectError(await t.app.inject({ method: 'GET', url }), 404);
+    expectError(await send({ method: 'GET', url }), 404);
+  });
 
   test('a method the path does not serve: 405 with Allow', async () => {
     for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
