@@ -30,11 +30,14 @@ export interface SlidingWindowOptions {
 }
 
 /**
- * A rolling limit: the sliding-window counter. The count of the previous fixed window is
- * weighted by how much of it still lies inside the rolling window and added to the current
- * count, so a client cannot pass twice the limit across a window boundary as with a plain fixed
- * window. Counting is rate-limiter-flexible's (atomic in every store it supports); a refused
- * request is given back, so refusals do not extend the wait.
+ * A rolling limit: the sliding-window counter. Each fixed window's requests are counted under
+ * their own key (rate-limiter-flexible's atomic counters, in every store it supports); the count
+ * of the rolling window (now − window, now] is this window's count plus the previous window's,
+ * taken as evenly spread, for the part of it still inside, in whole requests. A client cannot
+ * pass twice the limit across a window boundary as with a plain fixed window, and traffic at
+ * exactly the limit's pace is never refused, whatever its phase (rounding down is what makes
+ * that so; rounding up, or not rounding, refuses it once a window). A refused request is given
+ * back, so refusals do not extend the wait.
  */
 export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateLimiter {
   const { limit } = options;
@@ -55,15 +58,19 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
     };
   }
 
+  /** The requests of the rolling window, `elapsed` ms into the current fixed window. */
+  function inWindow(previous: number, current: number, elapsed: number): number {
+    // The previous window's requests after (now − window): its last `window − elapsed − 1` ms.
+    return Math.floor((previous * (windowMs - elapsed - 1)) / windowMs) + current;
+  }
+
   function decide(
     allowed: boolean,
     previous: number,
     current: number,
     elapsed: number,
   ): RateDecision {
-    const weight = (windowMs - elapsed) / windowMs;
-    const estimate = previous * weight + current;
-    const remaining = Math.max(0, Math.floor(limit - estimate));
+    const remaining = Math.max(0, limit - inWindow(previous, current, elapsed));
     const waitMs = remaining > 0 ? windowMs - elapsed : msUntilRoom(previous, current, elapsed);
     return {
       allowed,
@@ -74,34 +81,38 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
     };
   }
 
-  /** The wait until `previous·weight + current + 1 <= limit`, in this window or the next. */
+  /**
+   * The exact wait until one more request fits: the least `e` (ms into a window) with
+   * `inWindow(previous, current, e) + 1 <= limit`, in this window or the next. The count only
+   * falls as time passes, so every moment after that also lets the request through.
+   */
   function msUntilRoom(previous: number, current: number, elapsed: number): number {
-    const leftInWindow = windowMs - elapsed;
-    if (current + 1 <= limit && previous > 0) {
-      const wait = leftInWindow - ((limit - current - 1) * windowMs) / previous;
-      if (wait < leftInWindow) return Math.max(1, wait);
+    // floor(previous·(window − e − 1)/window) <= limit − current − 1
+    //   ⟺ e > window − 1 − (limit − current)·window/previous
+    const earliest = (count: number, free: number) =>
+      count === 0 ? 0 : Math.max(0, Math.floor(windowMs - 1 - (free * windowMs) / count) + 1);
+    if (current < limit) {
+      const at = earliest(previous, limit - current);
+      if (at < windowMs) return Math.max(0, at - elapsed);
     }
-    // In the next window the current count becomes the weighted one.
-    const intoNext = current > limit - 1 ? windowMs - ((limit - 1) * windowMs) / current : 0;
-    return leftInWindow + intoNext;
+    // In the next window this window's count is the previous one, and nothing is current yet.
+    return windowMs - elapsed + earliest(current, limit);
   }
 
   return {
     async hit(key) {
-      const at = now();
-      const { currentKey, previous, elapsed } = await counts(key, at);
+      const { currentKey, previous, elapsed } = await counts(key, now());
       const consumed = await consume(counters, currentKey);
-      const weight = (windowMs - elapsed) / windowMs;
-      if (previous * weight + consumed <= limit) return decide(true, previous, consumed, elapsed);
+      if (inWindow(previous, consumed, elapsed) <= limit) {
+        return decide(true, previous, consumed, elapsed);
+      }
       await counters.reward(currentKey, 1);
       return decide(false, previous, consumed - 1, elapsed);
     },
     async peek(key) {
-      const at = now();
-      const { currentKey, previous, elapsed } = await counts(key, at);
+      const { currentKey, previous, elapsed } = await counts(key, now());
       const current = (await counters.get(currentKey))?.consumedPoints ?? 0;
-      const weight = (windowMs - elapsed) / windowMs;
-      return decide(previous * weight + current + 1 <= limit, previous, current, elapsed);
+      return decide(inWindow(previous, current + 1, elapsed) <= limit, previous, current, elapsed);
     },
   };
 }

@@ -1,0 +1,108 @@
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  test('the defaults of DESIGN.md §4', () => {
+    expect(loadConfig({})).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      publicUrl: 'http://127.0.0.1:8080',
+      databaseUrl: 'sqlite:./data/mnemo.db',
+      env: 'sandbox',
+      rateLimitPerMinute: 60,
+      failedAuthPerMinute: 100,
+      outsideIssuer: undefined,
+      seedDemo: true,
+      optimisticConcurrency: false,
+      maxContentChars: 8000,
+      tombstoneRetentionDays: 0,
+      logLevel: 'info',
+    });
+  });
+
+  test('every variable is read; the public URL follows HOST and PORT unless set', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '::1',
+      MNEMO_DATABASE_URL: 'postgres://mnemo@db.internal/mnemo',
+      MNEMO_ENV: 'production',
+      MNEMO_RATE_LIMIT_PER_MINUTE: '120',
+      MNEMO_FAILED_AUTH_PER_MINUTE: '20',
+      MNEMO_AUTH_ISSUER: 'https://id.example.test',
+      MNEMO_AUTH_JWKS_URL: 'https://id.example.test/jwks',
+      MNEMO_AUTH_AUDIENCE: 'mnemo',
+      MNEMO_SEED_DEMO: 'off',
+      MNEMO_OPTIMISTIC_CONCURRENCY: 'on',
+      MNEMO_MAX_CONTENT_CHARS: '2000',
+      MNEMO_TOMBSTONE_RETENTION_DAYS: '30',
+      MNEMO_LOG_LEVEL: 'warn',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '::1',
+      publicUrl: 'http://[::1]:9000',
+      databaseUrl: 'postgres://mnemo@db.internal/mnemo',
+      env: 'production',
+      rateLimitPerMinute: 120,
+      failedAuthPerMinute: 20,
+      outsideIssuer: {
+        issuer: 'https://id.example.test',
+        jwksUrl: 'https://id.example.test/jwks',
+        audience: 'mnemo',
+      },
+      seedDemo: false,
+      optimisticConcurrency: true,
+      maxContentChars: 2000,
+      tombstoneRetentionDays: 30,
+      logLevel: 'warn',
+    });
+    expect(loadConfig({ MNEMO_PUBLIC_URL: 'https://mnemo.example.test' }).publicUrl).toBe(
+      'https://mnemo.example.test',
+    );
+  });
+
+  test('an empty variable counts as unset', () => {
+    expect(loadConfig({ PORT: '', MNEMO_ENV: '' })).toMatchObject({ port: 8080, env: 'sandbox' });
+  });
+
+  test('a rate of 0 turns the failed-authentication limit off too', () => {
+    expect(
+      loadConfig({ MNEMO_RATE_LIMIT_PER_MINUTE: '0', MNEMO_FAILED_AUTH_PER_MINUTE: '5' }),
+    ).toMatchObject({ rateLimitPerMinute: 0, failedAuthPerMinute: 0 });
+  });
+
+  test('one error naming every invalid variable', () => {
+    const bad = () =>
+      loadConfig({
+        PORT: 'eighty',
+        MNEMO_ENV: 'prod',
+        MNEMO_DATABASE_URL: 'mysql://x',
+        MNEMO_SEED_DEMO: 'yes',
+        MNEMO_PUBLIC_URL: 'https://mnemo.example.test/',
+      });
+    expect(bad).toThrow(ConfigError);
+    try {
+      bad();
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of [
+        'PORT',
+        'MNEMO_ENV',
+        'MNEMO_DATABASE_URL',
+        'MNEMO_SEED_DEMO',
+        'MNEMO_PUBLIC_URL',
+      ]) {
+        expect(message).toContain(name);
+      }
+    }
+  });
+
+  test.each([
+    [{ PORT: '70000' }, /PORT must be at most 65535/],
+    [{ MNEMO_AUTH_ISSUER: 'https://id.example.test' }, /go together/],
+    [{ MNEMO_MAX_CONTENT_CHARS: '0' }, /MNEMO_MAX_CONTENT_CHARS/],
+    [{ MNEMO_LOG_LEVEL: 'verbose' }, /MNEMO_LOG_LEVEL/],
+  ])('%j is refused', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

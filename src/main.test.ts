@@ -1,0 +1,145 @@
+/**
+ * The quick start of the README: `npm start` on an empty store creates the demo organization and
+ * user and prints a credential and a curl line that works as printed; a later start finds them
+ * again. A bad configuration or an unknown schema stops the process with a message, exit code 2.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { createDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrator.ts';
+import { type ServerProcess, startServerProcess } from './testing/server-process.ts';
+
+const run = promisify(execFile);
+const dirs: string[] = [];
+const servers: ServerProcess[] = [];
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.stop();
+});
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemo-main-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(databaseUrl: string): Promise<ServerProcess> {
+  const server = await startServerProcess({
+    env: { MNEMO_DATABASE_URL: databaseUrl, MNEMO_LOG_LEVEL: 'warn' },
+  });
+  servers.push(server);
+  return server;
+}
+
+async function announcement(server: ServerProcess) {
+  const [, orgId, userId] = await server.waitForStdout(
+    /demo organization: ([0-9a-f-]{36})\ndemo user: +([0-9a-f-]{36})\n/,
+  );
+  const [, token] = await server.waitForStdout(/platform credential \(24 h\):\n([\w.-]+)\n/);
+  const [, curl] = await server.waitForStdout(/try it:\n(curl [^\n]+)\n/);
+  return {
+    orgId: orgId as string,
+    userId: userId as string,
+    token: token as string,
+    curl: curl as string,
+  };
+}
+
+test('npm start runs the process entry this test starts', () => {
+  const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts;
+  expect(scripts.start).toBe('node src/main.ts');
+});
+
+test('an empty store: the demo account, a credential and a curl line that works as printed', async () => {
+  const databaseUrl = `sqlite:${join(tempDir(), 'mnemo.db')}`;
+  const first = await start(databaseUrl);
+  const demo = await announcement(first);
+  expect(first.stdout()).toContain(`mnemo is serving on ${first.url}`);
+  expect(demo.curl).toContain(`Authorization: Bearer ${demo.token}`);
+  expect(demo.curl).toContain(`X-Organization-Id: ${demo.orgId}`);
+
+  const printed = await run('bash', ['-c', `${demo.curl} -w '\\n%{http_code}'`]);
+  const [body, code] = printed.stdout.trimEnd().split('\n');
+  expect(code).toBe('200');
+  expect(JSON.parse(body as string)).toEqual({ memories: [], cursor: expect.any(String) });
+
+  const added = await fetch(`${first.url}/api/v1/memory`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${demo.token}`,
+      'x-organization-id': demo.orgId,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ content: 'Prefers tea over coffee', category: 'preference' }),
+  });
+  expect(added.status).toBe(201);
+  await first.stop();
+
+  // A restart on the same store: the same account, a fresh credential, the memory still there.
+  const second = await start(databaseUrl);
+  const again = await announcement(second);
+  expect({ orgId: again.orgId, userId: again.userId }).toEqual({
+    orgId: demo.orgId,
+    userId: demo.userId,
+  });
+  const listed = await run('bash', ['-c', again.curl]);
+  const { memories } = JSON.parse(listed.stdout) as { memories: Array<{ content: string }> };
+  expect(memories.map((m) => m.content)).toEqual(['Prefers tea over coffee']);
+});
+
+describe('refusing to start', () => {
+  async function failedStart(env: Record<string, string>) {
+    const child = spawn(process.execPath, ['src/main.ts'], {
+      env: { PATH: process.env.PATH ?? '', MNEMO_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, stderr };
+  }
+
+  test('a bad configuration: exit 2 and one line naming the variable', async () => {
+    const { code, stderr } = await failedStart({ MNEMO_ENV: 'prod', PORT: '0' });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^mnemo: invalid configuration: MNEMO_ENV/);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('a schema written by a newer mnemo: exit 2, and the store is left as it was', async () => {
+    const url = `sqlite:${join(tempDir(), 'mnemo.db')}`;
+    const database = createDatabase(url);
+    await migrateToLatest(database.db);
+    await database.db
+      .insertInto('kysely_migration' as never)
+      .values({ name: '2099-01-01T00_future', timestamp: new Date().toISOString() } as never)
+      .execute();
+    await database.close();
+    const { code, stderr } = await failedStart({ MNEMO_DATABASE_URL: url, PORT: '0' });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^mnemo: the database schema is newer than this mnemo/);
+    expect(stderr).toContain('2099-01-01T00_future');
+    const after = createDatabase(url);
+    try {
+      const migrations = await after.db
+        .selectFrom('kysely_migration' as never)
+        .select('name' as never)
+        .execute();
+      expect(migrations).toHaveLength(2);
+      expect(await after.db.selectFrom('organizations').select('id').execute()).toEqual([]);
+      expect(await after.db.selectFrom('signing_keys').select('kid').execute()).toEqual([]);
+    } finally {
+      await after.close();
+    }
+  });
+});
