@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Database } from '../db/database.ts';
-import type { MemoryRow, ProjectAccess } from '../db/tables.ts';
+import type { MemoryRow, ProjectAccess, Tables } from '../db/tables.ts';
 import type { Caller } from '../platform/authenticate.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { type CursorCodec, type CursorScope, expiredCursor } from './cursor.ts';
@@ -52,12 +53,13 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     }
   }
 
+  /** Records an act done for another member, inside the write it belongs to. */
   async function audit(
+    trx: Kysely<Tables>,
     caller: Caller,
     target: Target,
     action: string,
     memoryId?: string,
-    trx = db,
   ) {
     if (!target.overridden) return;
     await recordAudit(trx, {
@@ -67,6 +69,12 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       action,
       memoryId,
     });
+  }
+
+  /** Records an act that writes nothing else (a read, a repeated delete) in a write of its own. */
+  async function auditAlone(caller: Caller, target: Target, action: string, memoryId?: string) {
+    if (target.overridden)
+      await database.write((trx) => audit(trx, caller, target, action, memoryId));
   }
 
   /** The memory by id as the target may reach it, or 404 for anything else. */
@@ -104,11 +112,14 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       const state = await repo.readScope(db, scope);
       const version = state?.version ?? 0;
       const cursor = cursors.encode(scope, version);
-      if (target.overridden)
-        await database.write((trx) => audit(caller, target, 'list', undefined, trx));
+      // Audited once answered: a pull refused with 410 was no read done for the target.
+      const answered = async (response: ListResponse) => {
+        await auditAlone(caller, target, 'list');
+        return response;
+      };
       if (since === undefined) {
         const rows = state ? await repo.listActive(db, state.id) : [];
-        return { memories: rows.map(toMemoryItem), cursor };
+        return answered({ memories: rows.map(toMemoryItem), cursor });
       }
       if (since > version) throw expiredCursor();
       const rows = state ? await repo.listChangedSince(db, state.id, since) : [];
@@ -121,15 +132,14 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         if (row.deleted_at === null) memories.push(toMemoryItem(row));
         else deleted.push(row.id);
       }
-      return { memories, deleted, cursor };
+      return answered({ memories, deleted, cursor });
     },
 
     async get(caller: Caller, id: string, user: string | undefined): Promise<MemoryItem> {
       const target = await targets.forMember(caller, user);
       const row = await reachable(caller, target, id, READ_POOL);
       if (row.deleted_at !== null) throw memoryNotFound();
-      if (target.overridden)
-        await database.write((trx) => audit(caller, target, 'get', row.id, trx));
+      await auditAlone(caller, target, 'get', row.id);
       return toMemoryItem(row);
     },
 
@@ -151,7 +161,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
               updated_at: nextUpdatedAt(existing.updated_at),
             });
           }
-          await audit(caller, target, 'add', existing.id, trx);
+          await audit(trx, caller, target, 'add', existing.id);
           return { created: false, memory: { id: existing.id, content: existing.content } };
         }
         const version = await repo.bumpScope(trx, state.id);
@@ -169,7 +179,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
           deleted_at: null,
         };
         await repo.insertMemory(trx, row);
-        await audit(caller, target, 'add', row.id, trx);
+        await audit(trx, caller, target, 'add', row.id);
         return { created: true, memory: toMemoryItem(row) };
       });
     },
@@ -204,7 +214,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         };
         if (!(await repo.updateMemory(trx, current.id, changes, base)))
           throw editConflict(toMemoryItem(current));
-        await audit(caller, target, 'update', current.id, trx);
+        await audit(trx, caller, target, 'update', current.id);
         return toMemoryItem({ ...current, ...changes });
       });
     },
@@ -212,12 +222,19 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     async remove(caller: Caller, id: string, user: string | undefined): Promise<void> {
       const target = await targets.forMember(caller, user);
       const found = await reachable(caller, target, id, EDIT_POOL);
-      // Idempotent: deleting a deleted memory is fine and changes nothing.
-      if (found.deleted_at !== null) return;
+      // Idempotent: deleting a deleted memory is fine and changes nothing, but done for
+      // another member it is an act all the same, and the audit log records every one.
+      if (found.deleted_at !== null) {
+        await auditAlone(caller, target, 'delete', found.id);
+        return;
+      }
       await database.write(async (trx) => {
         const state = await repo.lockScope(trx, scopeOf(caller, found));
         const current = await repo.findById(trx, found.id);
-        if (!current || current.deleted_at !== null) return;
+        if (!current || current.deleted_at !== null) {
+          await audit(trx, caller, target, 'delete', found.id);
+          return;
+        }
         const version = await repo.bumpScope(trx, state.id);
         const at = nextUpdatedAt(current.updated_at);
         // A tombstone keeps only what sync needs: the content is gone with the memory.
@@ -229,7 +246,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
           updated_at: at,
           deleted_at: at,
         });
-        await audit(caller, target, 'delete', current.id, trx);
+        await audit(trx, caller, target, 'delete', current.id);
       });
     },
   };
