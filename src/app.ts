@@ -1,5 +1,6 @@
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Type } from 'typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
@@ -73,6 +74,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     environment: config.env,
   });
 
-  app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Liveness: the process serves HTTP',
+        response: { 200: Type.Object({ ok: Type.Literal(true) }) },
+      },
+    },
+    () => ({ ok: true as const }),
+  );
   return app;
 }

@@ -7,6 +7,7 @@ import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
 import {
   AddBody,
+  CreatedResponse,
   ErrorBody,
   FoldedResponse,
   ListQuery,
@@ -16,6 +17,7 @@ import {
   MemoryResponse,
   OkResponse,
   OrganizationHeader,
+  RateLimitedBody,
   UpdateBody,
   UserQuery,
 } from './memory.schemas.ts';
@@ -42,6 +44,7 @@ const unsupportedMediaType = () =>
   new ApiError(415, 'unsupported_media_type', 'Content-Type must be application/json');
 
 const errors = {
+  429: RateLimitedBody,
   '4xx': ErrorBody,
   '5xx': ErrorBody,
 };
@@ -105,7 +108,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           summary: 'Add a memory (201), or fold it into an equal one (200)',
           body: AddBody,
-          response: { 201: MemoryResponse, 200: FoldedResponse, ...errors },
+          response: { 201: CreatedResponse, 200: FoldedResponse, ...errors },
         },
       },
       async (request, reply) => {

@@ -98,6 +98,28 @@ export type UpdateBody = Static<typeof UpdateBody>;
 
 export const MemoryResponse = Type.Object({ memory: MemoryItem }, { description: 'The memory' });
 
+export const CreatedResponse = Type.Object(
+  { memory: MemoryItem },
+  {
+    description: 'A new memory',
+    headers: {
+      location: { type: 'string', description: 'The new memory: /api/v1/memory/{id}' },
+    },
+  },
+);
+
+export const RateLimitedBody = Type.Object(
+  { error: Type.String() },
+  {
+    description: 'Over the request rate of this credential subject (60 a minute by default)',
+    headers: {
+      'retry-after': { type: 'integer', description: 'Seconds until a request may pass' },
+      'ratelimit-policy': { type: 'string', description: '"credential";q=<limit>;w=<seconds>' },
+      ratelimit: { type: 'string', description: '"credential";r=<remaining>;t=<seconds>' },
+    },
+  },
+);
+
 export const FoldedResponse = Type.Object(
   {
     memory: Type.Object(

@@ -490,5 +490,14 @@ describe('service endpoints', () => {
     const one = doc.paths['/api/v1/memory/{id}'];
     expect(Object.keys(list ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(one ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(Object.keys(doc.paths['/healthz'] ?? {})).toEqual(['get']);
+    type Operation = { responses: Record<string, { headers?: Record<string, unknown> }> };
+    const post = list?.post as Operation;
+    expect(Object.keys(post.responses['201']?.headers ?? {})).toEqual(['location']);
+    for (const operation of [list?.get, list?.post, one?.get, one?.patch, one?.delete]) {
+      const responses = (operation as Operation).responses;
+      expect(Object.keys(responses['429']?.headers ?? {})).toContain('retry-after');
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['4XX', '5XX']));
+    }
   });
 });
