@@ -66,3 +66,16 @@ export async function loadSigningKeys(db: Kysely<Tables>): Promise<SigningKey[]>
     }),
   );
 }
+
+/** The public half of every key, for verification: no private key is imported. */
+export async function loadPublicKeys(
+  db: Kysely<Tables>,
+): Promise<Array<{ kid: string; publicKey: CryptoKey }>> {
+  const rows = await db.selectFrom('signing_keys').select(['kid', 'public_jwk']).execute();
+  return Promise.all(
+    rows.map(async (row) => ({
+      kid: row.kid,
+      publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, SIGNING_ALG)) as CryptoKey,
+    })),
+  );
+}

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { OutsideIssuer } from '../config.ts';
 import type { Tables } from '../db/tables.ts';
 import { builtInIssuer } from '../oauth/platform-credential.ts';
-import { loadSigningKeys, SIGNING_ALG } from '../oauth/signing-keys.ts';
+import { loadPublicKeys, SIGNING_ALG } from '../oauth/signing-keys.ts';
 import { unauthenticated } from './errors.ts';
 
 /** Who a verified platform credential speaks for. */
@@ -98,29 +98,44 @@ function bearerToken(authorization: string | undefined): string {
   return match[1];
 }
 
+/** The least time between two loads of the store's keys: unknown `kid`s are free to send. */
+const KEY_RELOAD_INTERVAL_MS = 1000;
+
 /**
- * Resolves a `kid` against the store's keys, reloading at most once a second on a miss.
- * Requests that miss while a load is running wait for that load instead of failing.
+ * Resolves a `kid` against the store's public keys. An unknown `kid` (a key added by
+ * `mnemo admin keys rotate`, or a forgery) waits for a load that starts after it arrived, so a
+ * new key is found on its first use; loads run at most once a second, shared by every request
+ * that waits for them.
  */
 function createStoreKeyResolver(db: Kysely<Tables>) {
   let keys = new Map<string, CryptoKey>();
-  let loadedAt = 0;
-  let loading: Promise<void> | undefined;
-  const reload = () => {
-    loading ??= loadSigningKeys(db)
-      .then((loaded) => {
+  let lastStart = Number.NEGATIVE_INFINITY;
+  let appliedStart = Number.NEGATIVE_INFINITY;
+  /** The next load while it has not started: every miss until then is served by it. */
+  let next: Promise<void> | undefined;
+
+  const loadAfterNow = (): Promise<void> => {
+    next ??= (async () => {
+      // Always yield first: `next` must be assigned before the load can clear it.
+      const wait = Math.max(0, lastStart + KEY_RELOAD_INTERVAL_MS - Date.now());
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      next = undefined;
+      const startedAt = Date.now();
+      lastStart = startedAt;
+      const loaded = await loadPublicKeys(db);
+      // A slow load must not overwrite what a later one found.
+      if (startedAt >= appliedStart) {
+        appliedStart = startedAt;
         keys = new Map(loaded.map((k) => [k.kid, k.publicKey]));
-        loadedAt = Date.now();
-      })
-      .finally(() => {
-        loading = undefined;
-      });
-    return loading;
+      }
+    })();
+    return next;
   };
+
   return async (header: { kid?: string }): Promise<CryptoKey> => {
     const kid = header.kid;
     if (kid === undefined) throw new joseErrors.JWKSNoMatchingKey();
-    if (!keys.has(kid) && (loading || Date.now() - loadedAt > 1000)) await reload();
+    if (!keys.has(kid)) await loadAfterNow();
     const key = keys.get(kid);
     if (!key) throw new joseErrors.JWKSNoMatchingKey();
     return key;
