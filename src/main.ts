@@ -74,7 +74,8 @@ function closeOnSignals(app: FastifyInstance, database: Database): void {
   process.once('SIGINT', () => close('SIGINT'));
 }
 
-if (import.meta.main) {
+/** The process entry of `npm start` and `mnemo serve`: the configuration from the environment. */
+export async function main(): Promise<void> {
   try {
     await start(loadConfig());
   } catch (error) {
@@ -85,3 +86,5 @@ if (import.meta.main) {
     throw error;
   }
 }
+
+if (import.meta.main) await main();

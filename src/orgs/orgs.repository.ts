@@ -77,16 +77,19 @@ export async function deleteMembership(
   return result.numDeletedRows > 0n;
 }
 
+/** `lock` takes the membership row for update (PostgreSQL; SQLite's writes are serial anyway). */
 export async function findMemberRole(
   db: Kysely<Tables>,
   orgId: string,
   userId: string,
+  options: { lock?: boolean } = {},
 ): Promise<MemberRole | undefined> {
   const row = await db
     .selectFrom('memberships')
     .select('role')
     .where('org_id', '=', orgId)
     .where('user_id', '=', userId)
+    .$if(options.lock === true, (q) => q.forUpdate())
     .executeTakeFirst();
   return row?.role;
 }

@@ -10,12 +10,18 @@ export interface NewUser {
   readonly passwordHash?: string | undefined;
 }
 
+/**
+ * Emails are stored lower-cased, so the unique constraint treats `Ada@Acme.test` and
+ * `ada@acme.test` as one address.
+ */
+export const normalizeEmail = (email: string) => email.toLowerCase();
+
 export async function insertUser(db: Kysely<Tables>, user: NewUser): Promise<void> {
   await db
     .insertInto('users')
     .values({
       id: user.id,
-      email: user.email,
+      email: normalizeEmail(user.email),
       name: user.name ?? null,
       password_hash: user.passwordHash ?? null,
       status: 'active',
@@ -41,4 +47,25 @@ export async function updateUserStatus(
 export async function userExists(db: Kysely<Tables>, id: string): Promise<boolean> {
   const row = await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst();
   return row !== undefined;
+}
+
+export async function findUserStatus(
+  db: Kysely<Tables>,
+  id: string,
+): Promise<AccountStatus | undefined> {
+  const row = await db.selectFrom('users').select('status').where('id', '=', id).executeTakeFirst();
+  return row?.status;
+}
+
+/** The id of the user with this email, compared without regard to case. */
+export async function findUserIdByEmail(
+  db: Kysely<Tables>,
+  email: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', normalizeEmail(email))
+    .executeTakeFirst();
+  return row?.id;
 }

@@ -42,6 +42,22 @@ export async function deleteProjectAccess(
   return result.numDeletedRows > 0n;
 }
 
+/** Removes a user's grants on every project of an organization; returns how many there were. */
+export async function deleteOrganizationGrants(
+  db: Kysely<Tables>,
+  orgId: string,
+  userId: string,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('project_access')
+    .where('user_id', '=', userId)
+    .where('project_id', 'in', (eb) =>
+      eb.selectFrom('projects').select('id').where('org_id', '=', orgId),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** The project (if it is in this organization) and the user's access to it, in one query. */
 export async function findProjectAccess(
   db: Kysely<Tables>,

@@ -1,0 +1,440 @@
+/**
+ * `mnemo admin …` against a real SQLite store: what each command prints (exactly, with --json),
+ * what it leaves in the store, and how it refuses (exit 1, the reason on stderr and as
+ * `{"error"}` on stdout).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createDatabase, type Database } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import { ensureSigningKey } from '../oauth/signing-keys.ts';
+import { verifyPassword } from '../orgs/passwords.ts';
+import { createFixtures, type Fixtures, testConfig } from '../testing/build-test-app.ts';
+import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const OK = { code: 0, stdout: '{"ok":true}\n', stderr: '' };
+
+let dir: string;
+let mnemo: ReturnType<typeof createMnemo>;
+/** The same store, opened by the test to check what the commands left in it. */
+let database: Database;
+/** Accounts a test needs but does not test, written straight to the store: far quicker. */
+let given: Fixtures;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mnemo-admin-'));
+  const url = `sqlite:${join(dir, 'mnemo.db')}`;
+  mnemo = createMnemo({ MNEMO_DATABASE_URL: url });
+  database = createDatabase(url);
+  await migrateToLatest(database.db);
+  await ensureSigningKey(database.db);
+  given = createFixtures(database, testConfig({ MNEMO_DATABASE_URL: url }));
+});
+afterAll(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A refusal: exit 1, the message on stderr and, with --json, as `{"error"}` on stdout. */
+const refused = (message: string, json = true): MnemoRun => ({
+  code: 1,
+  stdout: json ? `${JSON.stringify({ error: message })}\n` : '',
+  stderr: `mnemo: ${message}\n`,
+});
+
+async function createdId(run: Promise<MnemoRun>): Promise<string> {
+  const done = await run;
+  expect(done.stderr).toBe('');
+  expect(done.code).toBe(0);
+  const body = onlyJson(done) as { id: string };
+  expect(Object.keys(body)).toEqual(['id']);
+  expect(body.id).toMatch(UUID);
+  return body.id;
+}
+
+const org = (name = 'Org', ...more: string[]) =>
+  createdId(mnemo('admin', 'org', 'create', '--name', name, ...more, '--json'));
+const user = (email = `${randomUUID()}@example.test`, ...more: string[]) =>
+  createdId(mnemo('admin', 'user', 'create', '--email', email, ...more, '--json'));
+const project = (orgId: string, ...more: string[]) =>
+  createdId(
+    mnemo('admin', 'project', 'create', '--org', orgId, '--name', 'Atlas', ...more, '--json'),
+  );
+
+const orgRow = (id: string) =>
+  database.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+const userRow = (id: string) =>
+  database.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+const roleOf = async (orgId: string, userId: string) =>
+  (
+    await database.db
+      .selectFrom('memberships')
+      .select('role')
+      .where('org_id', '=', orgId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
+  )?.role;
+const grantsOf = async (userId: string) =>
+  Object.fromEntries(
+    (
+      await database.db
+        .selectFrom('project_access')
+        .select(['project_id', 'access'])
+        .where('user_id', '=', userId)
+        .execute()
+    ).map((r) => [r.project_id, r.access]),
+  );
+
+describe('admin org', () => {
+  test('create, with defaults or with every option; an id is taken once', async () => {
+    const plain = await org('Acme');
+    expect(await orgRow(plain)).toMatchObject({
+      name: 'Acme',
+      memory_enabled: null,
+      user_override: 'members',
+    });
+
+    const chosen = randomUUID();
+    const given = await org(
+      'Globex',
+      '--id',
+      chosen.toUpperCase(),
+      '--memory',
+      'off',
+      '--user-override',
+      'admins',
+    );
+    expect(given).toBe(chosen);
+    expect(await orgRow(chosen)).toMatchObject({
+      name: 'Globex',
+      memory_enabled: 0,
+      user_override: 'admins',
+    });
+
+    const [again, text] = await Promise.all([
+      mnemo('admin', 'org', 'create', '--name', 'Other', '--id', chosen, '--json'),
+      mnemo('admin', 'org', 'create', '--name', '  Initech  '),
+    ]);
+    expect(again).toEqual(refused(`an organization with id ${chosen} already exists`));
+    expect(text.code).toBe(0);
+    expect(text.stderr).toBe('');
+    const textId = /^created organization "Initech": ([0-9a-f-]{36})\n$/.exec(text.stdout)?.[1];
+    expect(textId).toMatch(UUID);
+    expect((await orgRow(textId ?? ''))?.name).toBe('Initech');
+  });
+
+  test('set changes the memory switch and the override policy; an unknown org is refused', async () => {
+    const id = await given.org();
+    const unknown = randomUUID();
+    expect(await mnemo('admin', 'org', 'set', '--org', id, '--memory', 'off', '--json')).toEqual(
+      OK,
+    );
+    expect(await orgRow(id)).toMatchObject({ memory_enabled: 0, user_override: 'members' });
+
+    const text = await mnemo(
+      'admin',
+      'org',
+      'set',
+      '--org',
+      id.toUpperCase(),
+      '--memory',
+      'on',
+      '--user-override',
+      'admins',
+    );
+    expect(text).toEqual({
+      code: 0,
+      stdout: `organization ${id}: memory on, user override admins\n`,
+      stderr: '',
+    });
+    expect(await orgRow(id)).toMatchObject({ memory_enabled: 1, user_override: 'admins' });
+
+    const [json, plain] = await Promise.all([
+      mnemo('admin', 'org', 'set', '--org', unknown, '--memory', 'on', '--json'),
+      mnemo('admin', 'org', 'set', '--org', unknown, '--user-override', 'members'),
+    ]);
+    expect(json).toEqual(refused(`unknown organization ${unknown}`));
+    expect(plain).toEqual(refused(`unknown organization ${unknown}`, false));
+  });
+});
+
+describe('admin user', () => {
+  test('create stores the email in lower case and only a hash of the password', async () => {
+    const id = await user('Ada.Lovelace@Example.TEST', '--name', 'Ada', '--password', 's3cret pw');
+    const row = await userRow(id);
+    expect(row).toMatchObject({
+      email: 'ada.lovelace@example.test',
+      name: 'Ada',
+      status: 'active',
+    });
+    expect(row?.password_hash).toMatch(/^scrypt\$/);
+    expect(row?.password_hash).not.toContain('s3cret');
+    expect(await verifyPassword('s3cret pw', row?.password_hash ?? '')).toBe(true);
+    expect(await verifyPassword('s3cret', row?.password_hash ?? '')).toBe(false);
+
+    const chosen = randomUUID();
+    const [given, sameEmail, sameId, text] = await Promise.all([
+      user('grace@example.test', '--id', chosen.toUpperCase()),
+      mnemo('admin', 'user', 'create', '--email', 'ADA.lovelace@example.test', '--json'),
+      mnemo('admin', 'user', 'create', '--email', 'other@example.test', '--id', id, '--json'),
+      mnemo('admin', 'user', 'create', '--email', 'linus@example.test'),
+    ]);
+    expect(given).toBe(chosen);
+    expect(await userRow(chosen)).toMatchObject({ name: null, password_hash: null });
+    expect(sameEmail).toEqual(refused('the email ada.lovelace@example.test is already taken'));
+    expect(sameId).toEqual(refused(`a user with id ${id} already exists`));
+    expect(text.stdout).toMatch(/^created user linus@example.test: [0-9a-f-]{36}\n$/);
+  });
+
+  test('set changes the account status; an unknown user is refused', async () => {
+    const { id } = await given.user();
+    const unknown = randomUUID();
+    expect(
+      await mnemo('admin', 'user', 'set', '--user', id, '--status', 'suspended', '--json'),
+    ).toEqual(OK);
+    expect((await userRow(id))?.status).toBe('suspended');
+    const [banned, json, plain] = await Promise.all([
+      mnemo('admin', 'user', 'set', '--user', id, '--status', 'banned'),
+      mnemo('admin', 'user', 'set', '--user', unknown, '--status', 'active', '--json'),
+      mnemo('admin', 'user', 'set', '--user', unknown, '--status', 'active'),
+    ]);
+    expect(banned).toEqual({ code: 0, stdout: `user ${id} is now banned\n`, stderr: '' });
+    expect((await userRow(id))?.status).toBe('banned');
+    expect(json).toEqual(refused(`unknown user ${unknown}`));
+    expect(plain).toEqual(refused(`unknown user ${unknown}`, false));
+  });
+});
+
+describe('admin member and admin project', () => {
+  test('member add sets or changes the role; unknown org or user is refused', async () => {
+    const [orgId, { id: userId }] = await Promise.all([given.org(), given.user()]);
+    const unknown = randomUUID();
+    const added = await mnemo(
+      ...['admin', 'member', 'add', '--org', orgId, '--user', userId, '--role', 'admin', '--json'],
+    );
+    expect(added).toEqual(OK);
+    expect(await roleOf(orgId, userId)).toBe('admin');
+
+    const [demoted, noOrg, noUser] = await Promise.all([
+      mnemo('admin', 'member', 'add', '--org', orgId, '--user', userId),
+      mnemo('admin', 'member', 'add', '--org', unknown, '--user', userId, '--json'),
+      mnemo('admin', 'member', 'add', '--org', orgId, '--user', unknown, '--json'),
+    ]);
+    expect(demoted).toEqual({
+      code: 0,
+      stdout: `user ${userId} is a member of organization ${orgId}, role member\n`,
+      stderr: '',
+    });
+    expect(await roleOf(orgId, userId)).toBe('member');
+    expect(noOrg).toEqual(refused(`unknown organization ${unknown}`));
+    expect(noUser).toEqual(refused(`unknown user ${unknown}`));
+  });
+
+  test('project create, grant and revoke, with every refusal', async () => {
+    const orgId = await given.org();
+    const [{ id: member }, { id: outsider }] = await Promise.all([given.user(orgId), given.user()]);
+    const projectId = await project(orgId);
+    expect(
+      await database.db
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', projectId)
+        .executeTakeFirst(),
+    ).toMatchObject({ org_id: orgId, name: 'Atlas' });
+
+    const unknown = randomUUID();
+    const grant = (projectArg: string, userArg: string, access: string, ...more: string[]) =>
+      mnemo(
+        ...['admin', 'project', 'grant', '--project', projectArg, '--user', userArg],
+        ...['--access', access, ...more],
+      );
+    const [created, takenId, noOrg, granted, notMember, noProject, noUser] = await Promise.all([
+      mnemo('admin', 'project', 'create', '--org', orgId, '--name', 'Zeus'),
+      mnemo(
+        ...['admin', 'project', 'create', '--org', orgId, '--name', 'X', '--id', projectId],
+        '--json',
+      ),
+      mnemo('admin', 'project', 'create', '--org', unknown, '--name', 'X', '--json'),
+      grant(projectId, member, 'editor', '--json'),
+      grant(projectId, outsider, 'viewer', '--json'),
+      grant(unknown, member, 'viewer', '--json'),
+      grant(projectId, unknown, 'viewer', '--json'),
+    ]);
+    expect(created.stdout).toMatch(/^created project "Zeus": [0-9a-f-]{36}\n$/);
+    expect(takenId).toEqual(refused(`a project with id ${projectId} already exists`));
+    expect(noOrg).toEqual(refused(`unknown organization ${unknown}`));
+    expect(granted).toEqual(OK);
+    expect(notMember).toEqual(
+      refused(`user ${outsider} is not a member of the organization of project ${projectId}`),
+    );
+    expect(noProject).toEqual(refused(`unknown project ${unknown}`));
+    expect(noUser).toEqual(refused(`unknown user ${unknown}`));
+    expect(await grantsOf(member)).toEqual({ [projectId]: 'editor' });
+    expect(await grantsOf(outsider)).toEqual({});
+
+    expect(await grant(projectId, member, 'owner')).toEqual({
+      code: 0,
+      stdout: `user ${member} has owner access to project ${projectId}\n`,
+      stderr: '',
+    });
+    expect(await grantsOf(member)).toEqual({ [projectId]: 'owner' });
+
+    const revoke = (projectArg: string, userArg: string, ...more: string[]) =>
+      mnemo('admin', 'project', 'revoke', '--project', projectArg, '--user', userArg, ...more);
+    expect(await revoke(projectId, member, '--json')).toEqual(OK);
+    expect(await grantsOf(member)).toEqual({});
+    const [again, outsiders, noSuchProject, noSuchUser] = await Promise.all([
+      revoke(projectId, member, '--json'),
+      revoke(projectId, outsider),
+      revoke(unknown, member, '--json'),
+      revoke(projectId, unknown, '--json'),
+    ]);
+    expect(again).toEqual(refused(`user ${member} has no access to project ${projectId}`));
+    expect(outsiders).toEqual(
+      refused(`user ${outsider} has no access to project ${projectId}`, false),
+    );
+    expect(noSuchProject).toEqual(refused(`unknown project ${unknown}`));
+    expect(noSuchUser).toEqual(refused(`unknown user ${unknown}`));
+  });
+
+  test("member remove takes the member's grants in that organization with it, and only those", async () => {
+    const [orgId, otherOrg] = await Promise.all([given.org(), given.org()]);
+    const { id: userId } = await given.user(orgId);
+    await given.member(otherOrg, userId);
+    const [atlas, zeus, elsewhere] = await Promise.all([
+      given.project(orgId, { [userId]: 'editor' }),
+      given.project(orgId, { [userId]: 'viewer' }),
+      given.project(otherOrg, { [userId]: 'owner' }),
+    ]);
+    expect(await grantsOf(userId)).toEqual({
+      [atlas]: 'editor',
+      [zeus]: 'viewer',
+      [elsewhere]: 'owner',
+    });
+
+    const remove = (org: string, who: string, ...more: string[]) =>
+      mnemo('admin', 'member', 'remove', '--org', org, '--user', who, ...more);
+    expect(await remove(orgId, userId, '--json')).toEqual({
+      code: 0,
+      stdout: '{"ok":true,"revokedGrants":2}\n',
+      stderr: '',
+    });
+    expect(await roleOf(orgId, userId)).toBeUndefined();
+    expect(await roleOf(otherOrg, userId)).toBe('member');
+    expect(await grantsOf(userId)).toEqual({ [elsewhere]: 'owner' });
+
+    const unknown = randomUUID();
+    const [again, noOrg, noUser] = await Promise.all([
+      remove(orgId, userId, '--json'),
+      remove(unknown, userId, '--json'),
+      remove(orgId, unknown),
+    ]);
+    expect(again).toEqual(refused(`user ${userId} is not a member of organization ${orgId}`));
+    expect(noOrg).toEqual(refused(`unknown organization ${unknown}`));
+    expect(noUser).toEqual(refused(`unknown user ${unknown}`, false));
+
+    // Adding the user back brings none of the old grants back.
+    expect(
+      await mnemo('admin', 'member', 'add', '--org', orgId, '--user', userId, '--json'),
+    ).toEqual(OK);
+    expect(await grantsOf(userId)).toEqual({ [elsewhere]: 'owner' });
+
+    expect(await remove(otherOrg, userId)).toEqual({
+      code: 0,
+      stdout: `removed user ${userId} from organization ${otherOrg} (and 1 project grant)\n`,
+      stderr: '',
+    });
+  });
+});
+
+describe('admin keys and admin audit', () => {
+  test('keys rotate adds a key that signs from now on', async () => {
+    const rotated = await mnemo('admin', 'keys', 'rotate', '--json');
+    expect(rotated.code).toBe(0);
+    const body = onlyJson(rotated) as { kid: string };
+    expect(Object.keys(body)).toEqual(['kid']);
+    expect(body.kid).toMatch(/^[\w-]{43}$/);
+    const keys = await database.db
+      .selectFrom('signing_keys')
+      .select('kid')
+      .orderBy('created_at', 'desc')
+      .execute();
+    expect(keys[0]?.kid).toBe(body.kid);
+
+    const text = await mnemo('admin', 'keys', 'rotate');
+    expect(text.stdout).toMatch(
+      /^new signing key [\w-]{43}: it signs from now on; older keys keep verifying\n$/,
+    );
+  });
+
+  test('audit list prints the override log of one organization, newest first', async () => {
+    const [orgId, otherOrg, quietOrg] = await Promise.all([given.org(), given.org(), given.org()]);
+    const [actor, target, memoryId] = [randomUUID(), randomUUID(), randomUUID()];
+    const [first, second, foreign] = [randomUUID(), randomUUID(), randomUUID()];
+    const entry = (id: string, org_id: string, action: string, at: number, memory: boolean) => ({
+      id,
+      org_id,
+      actor_id: actor,
+      target_id: target,
+      action,
+      memory_id: memory ? memoryId : null,
+      at,
+    });
+    await database.db
+      .insertInto('audit_log')
+      .values([
+        entry(first, orgId, 'list', Date.UTC(2026, 10, 22, 9, 0, 0), false),
+        entry(second, orgId, 'add', Date.UTC(2026, 10, 22, 9, 30, 0, 5), true),
+        entry(foreign, otherOrg, 'get', Date.UTC(2026, 10, 22, 10, 0, 0), true),
+      ])
+      .execute();
+
+    const unknown = randomUUID();
+    const list = (org: string, ...more: string[]) =>
+      mnemo('admin', 'audit', 'list', '--org', org, ...more);
+    const [all, limited, text, empty, noOrg] = await Promise.all([
+      list(orgId, '--json'),
+      list(orgId, '--limit', '1', '--json'),
+      list(orgId),
+      list(quietOrg, '--json'),
+      list(unknown, '--json'),
+    ]);
+    const newest = {
+      id: second,
+      at: '2026-11-22T09:30:00.005Z',
+      actorId: actor,
+      targetId: target,
+      action: 'add',
+      memoryId,
+    };
+    const oldest = {
+      id: first,
+      at: '2026-11-22T09:00:00.000Z',
+      actorId: actor,
+      targetId: target,
+      action: 'list',
+      memoryId: null,
+    };
+    expect(all).toEqual({
+      code: 0,
+      stdout: `${JSON.stringify({ entries: [newest, oldest] })}\n`,
+      stderr: '',
+    });
+    expect(onlyJson(limited)).toEqual({ entries: [newest] });
+    expect(text).toEqual({
+      code: 0,
+      stdout: [
+        `2026-11-22T09:30:00.005Z  ${actor} add for ${target} (memory ${memoryId})`,
+        `2026-11-22T09:00:00.000Z  ${actor} list for ${target}`,
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+    expect(onlyJson(empty)).toEqual({ entries: [] });
+    expect(noOrg).toEqual(refused(`unknown organization ${unknown}`));
+  });
+});

@@ -1,0 +1,129 @@
+import { parseArgs } from 'node:util';
+import { parseUuid } from '../platform/uuid.ts';
+
+/** The command line is wrong: exit 2, with the message and the usage that applies. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  /** The usage lines to show below the message. */
+  readonly usage: readonly string[];
+
+  constructor(message: string, usage: readonly string[]) {
+    super(message);
+    this.usage = usage;
+  }
+}
+
+/** The names of a command's own options; each takes a value. */
+export type OptionSpec = readonly string[];
+
+/** The options of one invocation, checked on access: every accessor throws UsageError. */
+export interface Args {
+  readonly json: boolean;
+  readonly help: boolean;
+  string(name: string): string | undefined;
+  required(name: string): string;
+  uuid(name: string): string | undefined;
+  requiredUuid(name: string): string;
+  choice<T extends string>(name: string, values: readonly T[]): T | undefined;
+  requiredChoice<T extends string>(name: string, values: readonly T[]): T;
+  email(name: string): string;
+  positiveInteger(name: string): number | undefined;
+  /** Throws UsageError with `message` and this command's usage. */
+  fail(message: string): never;
+}
+
+// Deliberately loose: one @, no white space, a dot-separated domain. Whether the address
+// receives mail is not the store's business.
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/;
+const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
+
+/**
+ * Parses `argv` (the words after the command) against the command's options plus `--json` and
+ * `--help`. Unknown options, positional words and options without their value are usage errors.
+ */
+export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usage: string): Args {
+  const fail = (message: string): never => {
+    throw new UsageError(message, [usage]);
+  };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const name of spec) options[name] = { type: 'string' };
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    return fail(parseArgsMessage(error));
+  }
+
+  const string = (name: string): string | undefined => {
+    const value = values[name];
+    if (typeof value !== 'string') return undefined;
+    if (value.trim() === '') fail(`--${name} must not be empty`);
+    return value;
+  };
+  const required = (name: string): string => string(name) ?? fail(`--${name} is required`);
+  const uuid = (name: string): string | undefined => {
+    const value = string(name);
+    if (value === undefined) return undefined;
+    return parseUuid(value) ?? fail(`--${name} must be a UUID, not "${value}"`);
+  };
+  const choice = <T extends string>(name: string, allowed: readonly T[]): T | undefined => {
+    const value = string(name);
+    if (value === undefined) return undefined;
+    const found = allowed.find((a) => a === value);
+    return found ?? fail(`--${name} must be one of ${allowed.join(', ')}, not "${value}"`);
+  };
+
+  return {
+    json: values.json === true,
+    help: values.help === true,
+    string,
+    required,
+    uuid,
+    requiredUuid: (name) => uuid(name) ?? fail(`--${name} is required`),
+    choice,
+    requiredChoice: (name, allowed) => choice(name, allowed) ?? fail(`--${name} is required`),
+    email(name) {
+      const value = required(name);
+      if (value.length > 254 || !EMAIL.test(value)) {
+        fail(`--${name} must be an email address, not "${value}"`);
+      }
+      return value;
+    },
+    positiveInteger(name) {
+      const value = string(name);
+      if (value === undefined) return undefined;
+      const number = Number(value);
+      if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(number)) {
+        fail(`--${name} must be a positive integer, not "${value}"`);
+      }
+      return number;
+    },
+    fail,
+  };
+}
+
+/** parseArgs' messages, shortened to what a person at a terminal needs. */
+function parseArgsMessage(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /'([^']+)'/.exec(message)?.[1];
+    return option ? `unknown option ${option}` : message;
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const word = /'([^']+)'/.exec(message)?.[1];
+    return word ? `unexpected argument "${word}"` : message;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const option = /'(--?[\w-]+)/.exec(message)?.[1];
+    if (option && message.includes('argument missing')) return `${option} needs a value`;
+    if (option && message.includes('ambiguous')) {
+      return `${option} needs a value (write ${option}=-… for one that starts with a dash)`;
+    }
+    if (option && message.includes('does not take')) return `${option} does not take a value`;
+  }
+  return message;
+}

@@ -1,0 +1,35 @@
+import { listAudit } from '../audit/audit.repository.ts';
+import { organizationExists } from '../orgs/orgs.repository.ts';
+import { type Command, onStore, unknownOrganization } from './command.ts';
+
+const DEFAULT_LIMIT = 100;
+
+export const auditList: Command = {
+  path: ['admin', 'audit', 'list'],
+  usage: 'mnemo admin audit list --org ID [--limit N]',
+  summary: 'what members did for other members (the user override), newest first',
+  options: ['org', 'limit'],
+  prepare(args) {
+    const orgId = args.requiredUuid('org');
+    const limit = args.positiveInteger('limit') ?? DEFAULT_LIMIT;
+    return onStore(async ({ database }) => {
+      if (!(await organizationExists(database.db, orgId))) throw unknownOrganization(orgId);
+      const entries = (await listAudit(database.db, orgId, limit)).map((row) => ({
+        id: row.id,
+        at: new Date(row.at).toISOString(),
+        actorId: row.actor_id,
+        targetId: row.target_id,
+        action: row.action,
+        memoryId: row.memory_id,
+      }));
+      const lines = entries.map(
+        (e) =>
+          `${e.at}  ${e.actorId} ${e.action} for ${e.targetId}${e.memoryId ? ` (memory ${e.memoryId})` : ''}`,
+      );
+      return {
+        json: { entries },
+        text: lines.length === 0 ? `no audit entries for organization ${orgId}` : lines.join('\n'),
+      };
+    });
+  },
+};

@@ -1,0 +1,86 @@
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Args, OptionSpec } from './args.ts';
+
+/** What a command printed: one JSON object with `--json`, else text for a person. */
+export interface Outcome {
+  readonly json: Readonly<Record<string, unknown>>;
+  readonly text: string;
+}
+
+/** The store a command works on, migrated to the latest schema before the command runs. */
+export interface StoreContext {
+  readonly config: Config;
+  readonly database: Database;
+  /** The migrations applied on opening, for `mnemo migrate` to report. */
+  readonly applied: readonly string[];
+}
+
+/** What a command does once its options are checked. */
+export type Job =
+  | { readonly kind: 'store'; readonly run: (context: StoreContext) => Promise<Outcome> }
+  /** Runs on its own terms (the server): reads its configuration and keeps the process. */
+  | { readonly kind: 'process'; readonly run: () => Promise<void> };
+
+export interface Command {
+  /** The words that name it: `['admin', 'org', 'create']`. */
+  readonly path: readonly string[];
+  /** The usage line, from `mnemo` on. */
+  readonly usage: string;
+  readonly summary: string;
+  readonly options: OptionSpec;
+  /** Checks the options (throwing UsageError) before anything touches the store. */
+  readonly prepare: (args: Args) => Job;
+}
+
+/** A command's precondition does not hold (unknown id, taken email, …): exit 1. */
+export class PreconditionFailed extends Error {
+  override readonly name = 'PreconditionFailed';
+}
+
+/** The environment's configuration is invalid: exit 2, as the server would refuse to start. */
+export class InvalidConfiguration extends Error {
+  override readonly name = 'InvalidConfiguration';
+}
+
+export const unknownOrganization = (id: string) =>
+  new PreconditionFailed(`unknown organization ${id}`);
+export const unknownUser = (id: string) => new PreconditionFailed(`unknown user ${id}`);
+export const unknownProject = (id: string) => new PreconditionFailed(`unknown project ${id}`);
+
+export const onStore = (run: (context: StoreContext) => Promise<Outcome>): Job => ({
+  kind: 'store',
+  run,
+});
+
+/**
+ * Reads the configuration, opens its store, brings the schema up to date, runs `run`, and
+ * closes the store.
+ */
+export async function withStore<T>(run: (context: StoreContext) => Promise<T>): Promise<T> {
+  // Loaded on use, so help and usage errors answer without loading the drivers and schemas.
+  const [{ ConfigError, loadConfig }, { createDatabase }, { migrateToLatest, UnknownSchemaError }] =
+    await Promise.all([
+      import('../config.ts'),
+      import('../db/database.ts'),
+      import('../db/migrator.ts'),
+    ]);
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    throw error instanceof ConfigError ? new InvalidConfiguration(error.message) : error;
+  }
+  const database = createDatabase(config.databaseUrl);
+  try {
+    let applied: string[];
+    try {
+      applied = await migrateToLatest(database.db);
+    } catch (error) {
+      throw error instanceof UnknownSchemaError ? new PreconditionFailed(error.message) : error;
+    }
+    return await run({ config, database, applied });
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,17 @@
+import { rotateSigningKey } from '../oauth/signing-keys.ts';
+import { type Command, onStore } from './command.ts';
+
+export const keysRotate: Command = {
+  path: ['admin', 'keys', 'rotate'],
+  usage: 'mnemo admin keys rotate',
+  summary: 'add a new RS256 signing key; it signs from now on, older keys keep verifying',
+  options: [],
+  prepare: () =>
+    onStore(async ({ database }) => {
+      const kid = await rotateSigningKey(database.db);
+      return {
+        json: { kid },
+        text: `new signing key ${kid}: it signs from now on; older keys keep verifying`,
+      };
+    }),
+};

@@ -1,0 +1,126 @@
+/**
+ * DESIGN.md §4: provisioning runs "against the same MNEMO_DATABASE_URL as the server (which must
+ * see the change at once, no restart)". A real server process keeps running on a SQLite store
+ * while `mnemo` changes accounts, organizations, memberships and keys beside it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
+import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';
+
+let dir: string;
+let server: ServerProcess;
+let mnemo: ReturnType<typeof createMnemo>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mnemo-live-'));
+  const url = `sqlite:${join(dir, 'mnemo.db')}`;
+  server = await startServerProcess({
+    env: {
+      MNEMO_DATABASE_URL: url,
+      MNEMO_SEED_DEMO: 'off',
+      MNEMO_LOG_LEVEL: 'silent',
+      MNEMO_RATE_LIMIT_PER_MINUTE: '0',
+    },
+  });
+  // The credential's issuer and audience come from the public URL: the server's own.
+  mnemo = createMnemo({ MNEMO_DATABASE_URL: url, MNEMO_PUBLIC_URL: server.url });
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function ok(run: Promise<MnemoRun>): Promise<unknown> {
+  const done = await run;
+  expect(done.stderr, done.stderr).toBe('');
+  expect(done.code).toBe(0);
+  return onlyJson(done);
+}
+
+const idOf = async (run: Promise<MnemoRun>) => ((await ok(run)) as { id: string }).id;
+
+test('the running server sees every change of the command at once', async () => {
+  const [orgId, alice, bob] = await Promise.all([
+    idOf(mnemo('admin', 'org', 'create', '--name', 'Live', '--json')),
+    idOf(mnemo('admin', 'user', 'create', '--email', 'alice@live.test', '--json')),
+    idOf(mnemo('admin', 'user', 'create', '--email', 'bob@live.test', '--json')),
+  ]);
+  await Promise.all([
+    ok(mnemo('admin', 'member', 'add', '--org', orgId, '--user', alice, '--json')),
+    ok(mnemo('admin', 'member', 'add', '--org', orgId, '--user', bob, '--json')),
+  ]);
+  const tokenOf = async () => {
+    const { token } = (await ok(mnemo('token', '--user', alice, '--json'))) as { token: string };
+    return token;
+  };
+  const firstToken = await tokenOf();
+
+  const get = async (token: string, query = '') => {
+    const response = await fetch(`${server.url}/api/v1/memory${query}`, {
+      headers: { authorization: `Bearer ${token}`, 'x-organization-id': orgId },
+    });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+  const status = async (token: string, query = '') => (await get(token, query)).status;
+  const set = (...args: string[]) => ok(mnemo('admin', ...args, '--json'));
+
+  expect(await get(firstToken)).toEqual({
+    status: 200,
+    body: { memories: [], cursor: expect.any(String) },
+  });
+
+  await set('user', 'set', '--user', alice, '--status', 'suspended');
+  expect(await get(firstToken)).toEqual({ status: 403, body: { error: 'account is suspended' } });
+  await set('user', 'set', '--user', alice, '--status', 'active');
+  expect(await status(firstToken)).toBe(200);
+
+  await set('org', 'set', '--org', orgId, '--memory', 'off');
+  expect(await get(firstToken)).toEqual({
+    status: 404,
+    body: { error: 'memory is not enabled for this organization' },
+  });
+  await set('org', 'set', '--org', orgId, '--memory', 'on');
+  expect(await status(firstToken)).toBe(200);
+
+  // By default any member may act for another; `admins` restricts it to owners and admins.
+  expect(await status(firstToken, `?user=${bob}`)).toBe(200);
+  await set('org', 'set', '--org', orgId, '--user-override', 'admins');
+  expect(await get(firstToken, `?user=${bob}`)).toEqual({
+    status: 403,
+    body: { error: 'acting for another member is restricted to organization owners and admins' },
+  });
+  const audit = (await ok(mnemo('admin', 'audit', 'list', '--org', orgId, '--json'))) as {
+    entries: unknown[];
+  };
+  expect(audit.entries).toEqual([
+    {
+      id: expect.any(String),
+      at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      actorId: alice,
+      targetId: bob,
+      action: 'list',
+      memoryId: null,
+    },
+  ]);
+
+  // A rotated key signs the next credential; the server takes it at once, and the older
+  // credential keeps working.
+  const { kid } = (await set('keys', 'rotate')) as { kid: string };
+  const rotatedToken = await tokenOf();
+  expect(decodeProtectedHeader(rotatedToken).kid).toBe(kid);
+  expect(decodeProtectedHeader(firstToken).kid).not.toBe(kid);
+  expect(await status(rotatedToken)).toBe(200);
+  expect(await status(firstToken)).toBe(200);
+
+  await set('member', 'remove', '--org', orgId, '--user', alice);
+  expect(await get(rotatedToken)).toEqual({
+    status: 403,
+    body: { error: 'not a member of this organization' },
+  });
+  expect(await status(firstToken)).toBe(403);
+  expect(server.hasExited()).toBe(false);
+});

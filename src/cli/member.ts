@@ -1,0 +1,59 @@
+import { removeMember } from '../orgs/members.service.ts';
+import { organizationExists, upsertMembership } from '../orgs/orgs.repository.ts';
+import { userExists } from '../orgs/users.repository.ts';
+import {
+  type Command,
+  onStore,
+  PreconditionFailed,
+  unknownOrganization,
+  unknownUser,
+} from './command.ts';
+
+const ROLE = ['owner', 'admin', 'member'] as const;
+
+export const memberAdd: Command = {
+  path: ['admin', 'member', 'add'],
+  usage: 'mnemo admin member add --org ID --user ID [--role owner|admin|member]',
+  summary: "add a user to an organization, or change a member's role (default member)",
+  options: ['org', 'user', 'role'],
+  prepare(args) {
+    const orgId = args.requiredUuid('org');
+    const userId = args.requiredUuid('user');
+    const role = args.choice('role', ROLE) ?? 'member';
+    return onStore(async ({ database }) => {
+      await database.write(async (trx) => {
+        if (!(await organizationExists(trx, orgId))) throw unknownOrganization(orgId);
+        if (!(await userExists(trx, userId))) throw unknownUser(userId);
+        await upsertMembership(trx, orgId, userId, role);
+      });
+      return {
+        json: { ok: true },
+        text: `user ${userId} is a member of organization ${orgId}, role ${role}`,
+      };
+    });
+  },
+};
+
+export const memberRemove: Command = {
+  path: ['admin', 'member', 'remove'],
+  usage: 'mnemo admin member remove --org ID --user ID',
+  summary: "remove a member and the member's grants on the organization's projects",
+  options: ['org', 'user'],
+  prepare(args) {
+    const orgId = args.requiredUuid('org');
+    const userId = args.requiredUuid('user');
+    return onStore(async ({ database }) => {
+      if (!(await organizationExists(database.db, orgId))) throw unknownOrganization(orgId);
+      if (!(await userExists(database.db, userId))) throw unknownUser(userId);
+      const removed = await removeMember(database, orgId, userId);
+      if (!removed) {
+        throw new PreconditionFailed(`user ${userId} is not a member of organization ${orgId}`);
+      }
+      const grants = removed.revokedGrants === 1 ? 'grant' : 'grants';
+      return {
+        json: { ok: true, revokedGrants: removed.revokedGrants },
+        text: `removed user ${userId} from organization ${orgId} (and ${removed.revokedGrants} project ${grants})`,
+      };
+    });
+  },
+};

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import {
+  insertOrganization,
+  organizationExists,
+  updateOrganization,
+} from '../orgs/orgs.repository.ts';
+import { type Command, onStore, PreconditionFailed, unknownOrganization } from './command.ts';
+
+const MEMORY = ['on', 'off'] as const;
+const USER_OVERRIDE = ['members', 'admins'] as const;
+
+const onOff = (value: 'on' | 'off' | undefined) =>
+  value === undefined ? undefined : value === 'on';
+
+export const orgCreate: Command = {
+  path: ['admin', 'org', 'create'],
+  usage:
+    'mnemo admin org create --name NAME [--id UUID] [--memory on|off] [--user-override members|admins]',
+  summary: 'create an organization',
+  options: ['name', 'id', 'memory', 'user-override'],
+  prepare(args) {
+    const org = {
+      id: args.uuid('id') ?? randomUUID(),
+      name: args.required('name').trim(),
+      memoryEnabled: onOff(args.choice('memory', MEMORY)),
+      userOverride: args.choice('user-override', USER_OVERRIDE),
+    };
+    return onStore(async ({ database }) => {
+      await database.write(async (trx) => {
+        if (await organizationExists(trx, org.id)) {
+          throw new PreconditionFailed(`an organization with id ${org.id} already exists`);
+        }
+        await insertOrganization(trx, org);
+      });
+      return { json: { id: org.id }, text: `created organization "${org.name}": ${org.id}` };
+    });
+  },
+};
+
+export const orgSet: Command = {
+  path: ['admin', 'org', 'set'],
+  usage: 'mnemo admin org set --org ID [--memory on|off] [--user-override members|admins]',
+  summary: "change an organization's memory switch or who may act for other members",
+  options: ['org', 'memory', 'user-override'],
+  prepare(args) {
+    const orgId = args.requiredUuid('org');
+    const memory = args.choice('memory', MEMORY);
+    const userOverride = args.choice('user-override', USER_OVERRIDE);
+    if (memory === undefined && userOverride === undefined) {
+      args.fail('nothing to change: give --memory, --user-override or both');
+    }
+    return onStore(async ({ database }) => {
+      const changes = { memoryEnabled: onOff(memory), userOverride };
+      if (!(await updateOrganization(database.db, orgId, changes))) {
+        throw unknownOrganization(orgId);
+      }
+      const said = [
+        memory === undefined ? [] : [`memory ${memory}`],
+        userOverride === undefined ? [] : [`user override ${userOverride}`],
+      ].flat();
+      return { json: { ok: true }, text: `organization ${orgId}: ${said.join(', ')}` };
+    });
+  },
+};
