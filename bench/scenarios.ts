@@ -1,0 +1,269 @@
+import type { Request } from 'autocannon';
+import { expectCall, listMemories, type MnemoServer, storeHeaders, storeOf } from './api-client.ts';
+import type { Measurement } from './load.ts';
+import { memoryText } from './memory-text.ts';
+
+/**
+ * The bench servers, each its own process and store, started when a scenario first needs one:
+ * the API scenarios share `app`; each pull gets a store holding nothing but its own memories,
+ * so the 100k-vs-1k comparison also compares database sizes (a query that scanned the whole
+ * table would show).
+ */
+export const SERVER_STORES = {
+  app: { list: 100, edit: 100, post: 0 },
+  'pull-1k': { pull: 1_000 },
+  'pull-100k': { pull: 100_000 },
+} as const satisfies Record<string, Record<string, number>>;
+export type ServerKind = keyof typeof SERVER_STORES;
+
+/** What a scenario may start. */
+export interface Servers {
+  mnemo(kind: ServerKind): Promise<MnemoServer>;
+  /** Starts the floor process answering `body`; it is stopped after the scenario. */
+  floor(body: Buffer, contentType: string): Promise<{ readonly origin: string }>;
+}
+
+/** A prepared scenario: the load to send, and how to check the store after it. */
+export interface Plan {
+  readonly origin: string;
+  readonly requests: Request[];
+  readonly expectStatus: number;
+  /** Runs after the measured run; throws when the store is not as the load should leave it. */
+  readonly check?: (runs: { warmup: Measurement; measured: Measurement }) => Promise<void>;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly title: string;
+  /** The mnemo servers it uses (the floor also reads `app`, for the bytes to answer). */
+  readonly servers: readonly ServerKind[];
+  /** Least req/s as a fraction of the floor's. */
+  readonly floorTarget?: number;
+  /** Verifies the server answers as the load expects, and returns the load. */
+  prepare(servers: Servers): Promise<Plan>;
+}
+
+const BASE = '/api/v1/memory';
+const PULL_CHANGES = 10;
+
+/** The memory the GET-one and floor scenarios read. */
+function getOneTarget(server: MnemoServer) {
+  const store = storeOf(server, 'list');
+  const id = store.ids[0];
+  if (!id) throw new Error('the list store has no memories');
+  return { store, path: `${BASE}/${id}`, id };
+}
+
+function fail(scenario: string, message: string): never {
+  throw new Error(`${scenario}: ${message}`);
+}
+
+const floor: Scenario = {
+  name: 'floor',
+  title: 'floor (bare Fastify)',
+  servers: ['app'],
+  async prepare(servers) {
+    const app = await servers.mnemo('app');
+    const { store, path } = getOneTarget(app);
+    const real = await expectCall(200, app, store, 'GET', path);
+    const bare = await servers.floor(real.bytes, real.contentType);
+    const response = await fetch(`${bare.origin}${path}`);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200 || !bytes.equals(real.bytes)) {
+      fail('floor', 'the floor does not answer the bytes of the real GET-one');
+    }
+    // The same request bytes as GET one, credential included; the floor ignores them.
+    return {
+      origin: bare.origin,
+      requests: [{ method: 'GET', path, headers: storeHeaders(app, store) }],
+      expectStatus: 200,
+    };
+  },
+};
+
+const getOne: Scenario = {
+  name: 'get-one',
+  title: 'GET one memory',
+  servers: ['app'],
+  floorTarget: 0.5,
+  async prepare(servers) {
+    const app = await servers.mnemo('app');
+    const { store, path, id } = getOneTarget(app);
+    const body = (await expectCall(200, app, store, 'GET', path)).json() as {
+      memory: { id: string };
+    };
+    if (body.memory.id !== id) fail('get-one', `asked for ${id}, got ${body.memory.id}`);
+    return {
+      origin: app.origin,
+      requests: [{ method: 'GET', path, headers: storeHeaders(app, store) }],
+      expectStatus: 200,
+    };
+  },
+};
+
+const list100: Scenario = {
+  name: 'list-100',
+  title: 'GET full list (100)',
+  servers: ['app'],
+  floorTarget: 0.3,
+  async prepare(servers) {
+    const app = await servers.mnemo('app');
+    const store = storeOf(app, 'list');
+    const { memories } = await listMemories(app, store);
+    if (memories.length !== store.size) {
+      fail('list-100', `expected ${store.size} memories, got ${memories.length}`);
+    }
+    return {
+      origin: app.origin,
+      requests: [{ method: 'GET', path: BASE, headers: storeHeaders(app, store) }],
+      expectStatus: 200,
+    };
+  },
+};
+
+const post: Scenario = {
+  name: 'post',
+  title: 'POST add (new memory)',
+  servers: ['app'],
+  floorTarget: 0.25,
+  async prepare(servers) {
+    const app = await servers.mnemo('app');
+    const store = storeOf(app, 'post');
+    const before = (await listMemories(app, store)).memories.length;
+    let sent = 0;
+    return {
+      origin: app.origin,
+      requests: [
+        {
+          method: 'POST',
+          path: BASE,
+          headers: { ...storeHeaders(app, store), 'content-type': 'application/json' },
+          // Distinct content per request: every add is an insert (201), never a fold (200).
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({
+              content: memoryText('post', sent++),
+              category: 'preference',
+            }),
+          }),
+        },
+      ],
+      expectStatus: 201,
+      async check({ warmup, measured }) {
+        const created = (warmup.statusCounts['201'] ?? 0) + (measured.statusCounts['201'] ?? 0);
+        const unanswered = warmup.unanswered + measured.unanswered;
+        const grown = (await listMemories(app, store)).memories.length - before;
+        if (grown < created || grown > created + unanswered) {
+          fail(
+            'post',
+            `${created} adds answered 201 and ${unanswered} were cut off at the end of a run, but the store grew by ${grown}`,
+          );
+        }
+      },
+    };
+  },
+};
+
+const patch: Scenario = {
+  name: 'patch',
+  title: 'PATCH (100, round-robin)',
+  servers: ['app'],
+  async prepare(servers) {
+    const app = await servers.mnemo('app');
+    const store = storeOf(app, 'edit');
+    const ids = store.ids;
+    if (ids.length !== store.size) fail('patch', 'the edit store needs every id');
+    let sent = 0;
+    return {
+      origin: app.origin,
+      requests: [
+        {
+          method: 'PATCH',
+          path: BASE,
+          headers: { ...storeHeaders(app, store), 'content-type': 'application/json' },
+          setupRequest: (request) => {
+            const n = sent++;
+            const index = n % ids.length;
+            return {
+              ...request,
+              path: `${BASE}/${ids[index]}`,
+              body: JSON.stringify({ content: `${memoryText('edit', index)} Revision ${n}.` }),
+            };
+          },
+        },
+      ],
+      expectStatus: 200,
+      async check() {
+        const { memories } = await listMemories(app, store);
+        if (memories.length !== store.size) {
+          fail('patch', `the edit store holds ${memories.length} memories, not ${store.size}`);
+        }
+      },
+    };
+  },
+};
+
+/**
+ * An incremental pull that always returns the same 10 changes: the cursor is taken from a full
+ * list, then 10 memories spread over the store are edited through the API, so every pull since
+ * that cursor answers exactly those 10.
+ */
+function pull(kind: 'pull-1k' | 'pull-100k', title: string): Scenario {
+  return {
+    name: kind,
+    title,
+    servers: [kind],
+    async prepare(servers) {
+      const server = await servers.mnemo(kind);
+      const store = storeOf(server, 'pull');
+      const full = await listMemories(server, store);
+      if (full.memories.length !== store.size) {
+        fail(kind, `expected ${store.size} memories, got ${full.memories.length}`);
+      }
+      const changed = new Set<string>();
+      for (let i = 0; i < PULL_CHANGES; i++) {
+        const memory = full.memories[Math.floor((i * full.memories.length) / PULL_CHANGES)];
+        if (!memory) fail(kind, 'the store is too small for the changes');
+        await expectCall(200, server, store, 'PATCH', `${BASE}/${memory.id}`, {
+          content: `Changed after the cursor: ${memoryText('pull', i)}`,
+        });
+        changed.add(memory.id);
+      }
+      const expectChanges = async (when: string) => {
+        const since = await listMemories(server, store, full.cursor);
+        const ids = since.memories.map((m) => m.id);
+        if (
+          ids.length !== PULL_CHANGES ||
+          !ids.every((id) => changed.has(id)) ||
+          (since.deleted ?? []).length !== 0
+        ) {
+          fail(kind, `${when}, the pull answered ${ids.length} memories, not the ${changed.size}`);
+        }
+      };
+      await expectChanges('before the load');
+      return {
+        origin: server.origin,
+        requests: [
+          {
+            method: 'GET',
+            path: `${BASE}?since=${encodeURIComponent(full.cursor)}`,
+            headers: storeHeaders(server, store),
+          },
+        ],
+        expectStatus: 200,
+        check: () => expectChanges('after the load'),
+      };
+    },
+  };
+}
+
+/** Every scenario, in the order they run. */
+export const SCENARIOS: readonly Scenario[] = [
+  floor,
+  getOne,
+  list100,
+  post,
+  patch,
+  pull('pull-1k', 'pull 10 changes (1k store)'),
+  pull('pull-100k', 'pull 10 changes (100k store)'),
+];
