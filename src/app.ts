@@ -1,4 +1,3 @@
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.ts';
@@ -15,6 +14,7 @@ import { registerDrain } from './platform/drain.ts';
 import { frameworkErrors, noStore, registerErrorHandling } from './platform/error-handler.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
+import { strictValidatorCompiler } from './platform/validator.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -38,7 +38,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Shutdown is handled by registerDrain, in the interface's error shape.
     return503OnClosing: false,
   });
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(strictValidatorCompiler);
   app.decorateRequest('caller');
   app.addHook('onRequest', async (_request, reply) => {
     noStore(reply);
@@ -62,7 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const service = createMemoryService({
     database,
-    repository: createMemoryRepository(database.dialect),
+    repository: createMemoryRepository(database),
     targets: createMemoryTargets(database.db),
     cursors: createCursorCodec(await instanceSecret(database.db, 'cursor-hmac')),
     maxContentChars: config.maxContentChars,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Dialect } from '../db/database.ts';
-import type { MemoryRow, NewMemoryRow, ProjectAccess, Tables } from '../db/tables.ts';
+import type { Database } from '../db/database.ts';
+import { type PreparedQuery, prepareQuery, type QueryRunner } from '../db/prepared-query.ts';
+import type { MemoryRow, ProjectAccess } from '../db/tables.ts';
 import type { CursorScope } from './cursor.ts';
 
 export interface ScopeState {
@@ -10,33 +10,153 @@ export interface ScopeState {
   readonly purgedVersion: number;
 }
 
-/**
- * The memory store's queries. Every query names its scope (organization and owner, or the
- * memory's scope id) and takes the executor to run on: the database, or a write transaction.
- */
-export function createMemoryRepository(dialect: Dialect) {
-  // SQLite serializes writers with BEGIN IMMEDIATE and has no FOR UPDATE.
-  const rowLocks = dialect === 'postgres';
+/** A memory row with the scope it lives in. */
+export type ReachableMemory = MemoryRow & {
+  scope_kind: 'user' | 'project';
+  scope_owner_id: string;
+};
 
-  function scopeQuery(db: Kysely<Tables>, scope: CursorScope) {
-    return db
+/** What a write may change of a memory: everything but its identity, scope and creation. */
+export type MemoryState = Pick<
+  MemoryRow,
+  'id' | 'content' | 'fold_key' | 'category' | 'updated_at' | 'version' | 'deleted_at'
+>;
+
+const toState = (row: { id: string; version: number; purged_version: number }): ScopeState => ({
+  id: row.id,
+  version: row.version,
+  purgedVersion: row.purged_version,
+});
+
+/**
+ * The memory store's queries, each compiled once (they run on every request). Every query names
+ * its scope (organization and owner, or the memory's scope id) and takes the executor to run on:
+ * the database, or a write transaction.
+ */
+export function createMemoryRepository(database: Database) {
+  const { db } = database;
+  // SQLite serializes writers with BEGIN IMMEDIATE and has no FOR UPDATE.
+  const rowLocks = database.dialect === 'postgres';
+
+  const scopeOf = (p: CursorScope) =>
+    db
       .selectFrom('scopes')
       .select(['id', 'version', 'purged_version'])
-      .where('org_id', '=', scope.orgId)
-      .where('kind', '=', scope.kind)
-      .where('owner_id', '=', scope.ownerId);
-  }
+      .where('org_id', '=', p.orgId)
+      .where('kind', '=', p.kind)
+      .where('owner_id', '=', p.ownerId);
+  const readScope = prepareQuery((p: CursorScope) => scopeOf(p));
+  const lockedScope = prepareQuery((p: CursorScope) =>
+    scopeOf(p).$if(rowLocks, (q) => q.forUpdate()),
+  );
+  const insertScope = prepareQuery((p: CursorScope & { id: string }) =>
+    db
+      .insertInto('scopes')
+      .values({ id: p.id, org_id: p.orgId, kind: p.kind, owner_id: p.ownerId })
+      .onConflict((oc) => oc.columns(['org_id', 'kind', 'owner_id']).doNothing()),
+  );
+  const bumpScope = prepareQuery((p: { scopeId: string }) =>
+    db
+      .updateTable('scopes')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('id', '=', p.scopeId)
+      .returning('version'),
+  );
+  const activeByFoldKey = prepareQuery((p: { scopeId: string; key: string }) =>
+    db
+      .selectFrom('memories')
+      .selectAll()
+      .where('scope_id', '=', p.scopeId)
+      .where('fold_key', '=', p.key)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .limit(1),
+  );
+  const insertMemory = prepareQuery((p: MemoryRow) =>
+    db.insertInto('memories').values({
+      id: p.id,
+      scope_id: p.scope_id,
+      contributor_id: p.contributor_id,
+      content: p.content,
+      fold_key: p.fold_key,
+      category: p.category,
+      created_at: p.created_at,
+      updated_at: p.updated_at,
+      version: p.version,
+      deleted_at: p.deleted_at,
+    }),
+  );
+  const writeState = (p: MemoryState) =>
+    db
+      .updateTable('memories')
+      .set({
+        content: p.content,
+        fold_key: p.fold_key,
+        category: p.category,
+        updated_at: p.updated_at,
+        version: p.version,
+        deleted_at: p.deleted_at,
+      })
+      .where('id', '=', p.id);
+  const writeMemory = prepareQuery((p: MemoryState) => writeState(p));
+  const writeMemoryIfUnchanged = prepareQuery((p: MemoryState & { expected: number }) =>
+    writeState(p).where('updated_at', '=', p.expected),
+  );
+  const byId = prepareQuery((p: { id: string }) =>
+    db.selectFrom('memories').selectAll().where('id', '=', p.id),
+  );
+  const listActive = prepareQuery((p: { scopeId: string }) =>
+    db
+      .selectFrom('memories')
+      .selectAll()
+      .where('scope_id', '=', p.scopeId)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('id'),
+  );
+  const changedSince = prepareQuery((p: { scopeId: string; version: number }) =>
+    db
+      .selectFrom('memories')
+      .selectAll()
+      .where('scope_id', '=', p.scopeId)
+      .where('version', '>', p.version)
+      .orderBy('version'),
+  );
 
-  const toState = (row: { id: string; version: number; purged_version: number }): ScopeState => ({
-    id: row.id,
-    version: row.version,
-    purgedVersion: row.purged_version,
-  });
+  type ReachableParams = { orgId: string; memoryId: string; userId: string };
+  const reachableFor = (poolAccess: readonly ProjectAccess[]) =>
+    prepareQuery((p: ReachableParams) =>
+      db
+        .selectFrom('memories as m')
+        .innerJoin('scopes as s', 's.id', 'm.scope_id')
+        .leftJoin('project_access as a', (join) =>
+          join
+            .onRef('a.project_id', '=', 's.owner_id')
+            .on('s.kind', '=', 'project')
+            .on('a.user_id', '=', p.userId),
+        )
+        .selectAll('m')
+        .select(['s.kind as scope_kind', 's.owner_id as scope_owner_id'])
+        .where('m.id', '=', p.memoryId)
+        .where('s.org_id', '=', p.orgId)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('s.kind', '=', 'user'), eb('s.owner_id', '=', p.userId)]),
+            eb.and([
+              eb('s.kind', '=', 'project'),
+              eb('m.contributor_id', '=', p.userId),
+              eb('a.access', 'in', [...poolAccess]),
+            ]),
+          ]),
+        ),
+    );
+  // One compiled query per access list: the lists are the service's few constants.
+  const reachable = new Map<string, PreparedQuery<ReachableParams, ReachableMemory>>();
 
   return {
     /** The scope's counter as last committed, or undefined for a store never written. */
-    async readScope(db: Kysely<Tables>, scope: CursorScope): Promise<ScopeState | undefined> {
-      const row = await scopeQuery(db, scope).executeTakeFirst();
+    async readScope(db: QueryRunner, scope: CursorScope): Promise<ScopeState | undefined> {
+      const row = await readScope.first(db, scope);
       return row && toState(row);
     },
 
@@ -45,148 +165,71 @@ export function createMemoryRepository(dialect: Dialect) {
      * Every write of the scope goes through here first, so within a scope commit order is
      * counter order.
      */
-    async lockScope(trx: Kysely<Tables>, scope: CursorScope): Promise<ScopeState> {
-      const locked = () =>
-        scopeQuery(trx, scope)
-          .$if(rowLocks, (q) => q.forUpdate())
-          .executeTakeFirst();
-      const existing = await locked();
+    async lockScope(trx: QueryRunner, scope: CursorScope): Promise<ScopeState> {
+      const existing = await lockedScope.first(trx, scope);
       if (existing) return toState(existing);
-      await trx
-        .insertInto('scopes')
-        .values({
-          id: randomUUID(),
-          org_id: scope.orgId,
-          kind: scope.kind,
-          owner_id: scope.ownerId,
-        })
-        .onConflict((oc) => oc.columns(['org_id', 'kind', 'owner_id']).doNothing())
-        .execute();
-      const created = await locked();
+      await insertScope.execute(trx, { ...scope, id: randomUUID() });
+      const created = await lockedScope.first(trx, scope);
       if (!created) throw new Error('scope row vanished inside its transaction');
       return toState(created);
     },
 
     /** Advances a locked scope's counter and returns the new value. */
-    async bumpScope(trx: Kysely<Tables>, scopeId: string): Promise<number> {
-      const row = await trx
-        .updateTable('scopes')
-        .set((eb) => ({ version: eb('version', '+', 1) }))
-        .where('id', '=', scopeId)
-        .returning('version')
-        .executeTakeFirstOrThrow();
+    async bumpScope(trx: QueryRunner, scopeId: string): Promise<number> {
+      const row = await bumpScope.first(trx, { scopeId });
+      if (!row) throw new Error(`no scope ${scopeId} to advance`);
       return row.version;
     },
 
-    async findActiveByFoldKey(trx: Kysely<Tables>, scopeId: string, key: string) {
-      return trx
-        .selectFrom('memories')
-        .selectAll()
-        .where('scope_id', '=', scopeId)
-        .where('fold_key', '=', key)
-        .where('deleted_at', 'is', null)
-        .orderBy('created_at')
-        .limit(1)
-        .executeTakeFirst();
-    },
+    findActiveByFoldKey: (trx: QueryRunner, scopeId: string, key: string) =>
+      activeByFoldKey.first(trx, { scopeId, key }),
 
-    async insertMemory(trx: Kysely<Tables>, row: NewMemoryRow): Promise<void> {
-      await trx.insertInto('memories').values(row).execute();
+    async insertMemory(trx: QueryRunner, row: MemoryRow): Promise<void> {
+      await insertMemory.execute(trx, row);
     },
 
     /**
-     * Writes a change to a memory. With `expectedUpdatedAt`, only if the stored `updated_at`
+     * Writes a memory's new state. With `expectedUpdatedAt`, only if the stored `updated_at`
      * still equals it (one conditional update, no read-then-write race). Returns whether a
      * row changed.
      */
-    async updateMemory(
-      trx: Kysely<Tables>,
-      id: string,
-      changes: Partial<
-        Pick<
-          MemoryRow,
-          'content' | 'fold_key' | 'category' | 'updated_at' | 'version' | 'deleted_at'
-        >
-      >,
+    async writeMemory(
+      trx: QueryRunner,
+      state: MemoryState,
       expectedUpdatedAt?: number,
     ): Promise<boolean> {
-      const result = await trx
-        .updateTable('memories')
-        .set(changes)
-        .where('id', '=', id)
-        .$if(expectedUpdatedAt !== undefined, (q) =>
-          q.where('updated_at', '=', expectedUpdatedAt as number),
-        )
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      const result =
+        expectedUpdatedAt === undefined
+          ? await writeMemory.execute(trx, state)
+          : await writeMemoryIfUnchanged.execute(trx, { ...state, expected: expectedUpdatedAt });
+      return (result.numAffectedRows ?? 0n) > 0n;
     },
 
     /**
      * A memory the target user may reach by id in this organization: in their personal store,
      * or in a pool they contributed to while they hold one of `poolAccess` on its project.
      */
-    async findReachable(
-      db: Kysely<Tables>,
-      query: {
-        orgId: string;
-        memoryId: string;
-        userId: string;
-        poolAccess: readonly ProjectAccess[];
-      },
-    ): Promise<
-      (MemoryRow & { scope_kind: 'user' | 'project'; scope_owner_id: string }) | undefined
-    > {
-      return db
-        .selectFrom('memories as m')
-        .innerJoin('scopes as s', 's.id', 'm.scope_id')
-        .leftJoin('project_access as a', (join) =>
-          join
-            .onRef('a.project_id', '=', 's.owner_id')
-            .on('s.kind', '=', 'project')
-            .on('a.user_id', '=', query.userId),
-        )
-        .selectAll('m')
-        .select(['s.kind as scope_kind', 's.owner_id as scope_owner_id'])
-        .where('m.id', '=', query.memoryId)
-        .where('s.org_id', '=', query.orgId)
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('s.kind', '=', 'user'), eb('s.owner_id', '=', query.userId)]),
-            eb.and([
-              eb('s.kind', '=', 'project'),
-              eb('m.contributor_id', '=', query.userId),
-              eb('a.access', 'in', query.poolAccess),
-            ]),
-          ]),
-        )
-        .executeTakeFirst();
+    findReachable(
+      db: QueryRunner,
+      query: ReachableParams & { poolAccess: readonly ProjectAccess[] },
+    ): Promise<ReachableMemory | undefined> {
+      const key = query.poolAccess.join(',');
+      let prepared = reachable.get(key);
+      if (!prepared) {
+        prepared = reachableFor(query.poolAccess);
+        reachable.set(key, prepared);
+      }
+      const { orgId, memoryId, userId } = query;
+      return prepared.first(db, { orgId, memoryId, userId });
     },
 
-    async findById(trx: Kysely<Tables>, id: string) {
-      return trx.selectFrom('memories').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    findById: (trx: QueryRunner, id: string) => byId.first(trx, { id }),
 
-    async listActive(db: Kysely<Tables>, scopeId: string) {
-      return db
-        .selectFrom('memories')
-        .selectAll()
-        .where('scope_id', '=', scopeId)
-        .where('deleted_at', 'is', null)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-    },
+    listActive: (db: QueryRunner, scopeId: string) => listActive.rows(db, { scopeId }),
 
     /** Rows changed after `version`, tombstones included, in commit order. */
-    async listChangedSince(db: Kysely<Tables>, scopeId: string, version: number) {
-      return db
-        .selectFrom('memories')
-        .selectAll()
-        .where('scope_id', '=', scopeId)
-        .where('version', '>', version)
-        .orderBy('version')
-        .execute();
-    },
+    listChangedSince: (db: QueryRunner, scopeId: string, version: number) =>
+      changedSince.rows(db, { scopeId, version }),
   };
 }
 

@@ -155,7 +155,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
           // A fold that brings a category to a memory without one is a change; otherwise none.
           if (existing.category === null && category !== null) {
             const version = await repo.bumpScope(trx, state.id);
-            await repo.updateMemory(trx, existing.id, {
+            await repo.writeMemory(trx, {
+              ...existing,
               category,
               version,
               updated_at: nextUpdatedAt(existing.updated_at),
@@ -212,10 +213,10 @@ export function createMemoryService(deps: MemoryServiceDeps) {
           version,
           updated_at: nextUpdatedAt(current.updated_at),
         };
-        if (!(await repo.updateMemory(trx, current.id, changes, base)))
-          throw editConflict(toMemoryItem(current));
+        const next = { ...current, ...changes };
+        if (!(await repo.writeMemory(trx, next, base))) throw editConflict(toMemoryItem(current));
         await audit(trx, caller, target, 'update', current.id);
-        return toMemoryItem({ ...current, ...changes });
+        return toMemoryItem(next);
       });
     },
 
@@ -238,7 +239,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         const version = await repo.bumpScope(trx, state.id);
         const at = nextUpdatedAt(current.updated_at);
         // A tombstone keeps only what sync needs: the content is gone with the memory.
-        await repo.updateMemory(trx, current.id, {
+        await repo.writeMemory(trx, {
+          ...current,
           content: '',
           fold_key: '',
           category: null,

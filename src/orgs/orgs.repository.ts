@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../db/prepared-query.ts';
 import type { MemberRole, OrganizationsTable, Tables } from '../db/tables.ts';
 
 export type UserOverridePolicy = OrganizationsTable['user_override'];
@@ -102,25 +103,30 @@ export interface CallerContext {
   readonly userOverride: UserOverridePolicy;
 }
 
-export async function findCallerContext(
-  db: Kysely<Tables>,
-  userId: string,
-  orgId: string,
-): Promise<CallerContext | undefined> {
-  const row = await db
-    .selectFrom('users as u')
-    .leftJoin('memberships as m', (join) =>
-      join.onRef('m.user_id', '=', 'u.id').on('m.org_id', '=', orgId),
-    )
-    .leftJoin('organizations as o', 'o.id', 'm.org_id')
-    .select(['u.status', 'm.role', 'o.memory_enabled', 'o.user_override'])
-    .where('u.id', '=', userId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return {
-    status: row.status,
-    role: row.role,
-    memoryEnabled: row.memory_enabled === null ? null : row.memory_enabled === 1,
-    userOverride: row.user_override ?? 'members',
+/**
+ * Reads a caller's context in one organization with one query, compiled once: every request
+ * of the platform runs it, and it must read the store each time (a change made by the CLI
+ * applies to the next request).
+ */
+export function createCallerContextReader(db: Kysely<Tables>) {
+  const query = prepareQuery((p: { userId: string; orgId: string }) =>
+    db
+      .selectFrom('users as u')
+      .leftJoin('memberships as m', (join) =>
+        join.onRef('m.user_id', '=', 'u.id').on('m.org_id', '=', p.orgId),
+      )
+      .leftJoin('organizations as o', 'o.id', 'm.org_id')
+      .select(['u.status', 'm.role', 'o.memory_enabled', 'o.user_override'])
+      .where('u.id', '=', p.userId),
+  );
+  return async (userId: string, orgId: string): Promise<CallerContext | undefined> => {
+    const row = await query.first(db, { userId, orgId });
+    if (!row) return undefined;
+    return {
+      status: row.status,
+      role: row.role,
+      memoryEnabled: row.memory_enabled === null ? null : row.memory_enabled === 1,
+      userOverride: row.user_override ?? 'members',
+    };
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { MemberRole, Tables } from '../db/tables.ts';
-import { findCallerContext, type UserOverridePolicy } from '../orgs/orgs.repository.ts';
+import { createCallerContextReader, type UserOverridePolicy } from '../orgs/orgs.repository.ts';
 import type { CredentialVerifier } from './credentials.ts';
 import { ApiError, badRequest, forbidden, unauthenticated } from './errors.ts';
 import { type RateDecision, type RateLimiter, rateLimitHeaders } from './rate-limit.ts';
@@ -43,7 +43,8 @@ const tooManyRequests = (policy: string, decision: RateDecision) =>
  * before the body is read, so a request is judged on who sends it before what it says.
  */
 export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
-  const { db, verify, rateLimiter, failedAuthLimiter } = deps;
+  const { verify, rateLimiter, failedAuthLimiter } = deps;
+  const findCallerContext = createCallerContextReader(deps.db);
 
   async function credential(request: FastifyRequest) {
     const addressKey = `failed-auth ${request.ip}`;
@@ -81,7 +82,7 @@ export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
     // One budget per subject, however many tokens it holds.
     await rate(`${issuer} ${userId}`, reply);
     const orgId = organization(request);
-    const context = await findCallerContext(db, userId, orgId);
+    const context = await findCallerContext(userId, orgId);
     if (!context) throw unauthenticated('credential does not belong to a known account');
     if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
     if (context.role === null) throw forbidden('not a member of this organization');
