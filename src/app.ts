@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
 import { createCursorCodec } from './memory/cursor.ts';
+import { createListCache } from './memory/list-cache.ts';
 import { createMemoryRepository } from './memory/memory.repository.ts';
 import { registerMemoryRoutes } from './memory/memory.routes.ts';
 import { createMemoryService } from './memory/memory.service.ts';
@@ -24,6 +25,10 @@ export interface AppDeps {
   readonly failedAuthLimiter?: RateLimiter | undefined;
   readonly logger?: FastifyServerOptions['logger'];
 }
+
+/** Serialized full lists kept in memory, and the largest one kept (a few thousand memories). */
+const LIST_CACHE_BYTES = 64 * 1024 * 1024;
+const LIST_CACHE_BODY_BYTES = 1024 * 1024;
 
 /** 64 KiB: far above the largest valid memory, low enough to refuse abuse cheaply. */
 const BODY_LIMIT = 64 * 1024;
@@ -65,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     repository: createMemoryRepository(database),
     targets: createMemoryTargets(database.db),
     cursors: createCursorCodec(await instanceSecret(database.db, 'cursor-hmac')),
+    fullLists: createListCache({ maxBytes: LIST_CACHE_BYTES, maxBodyBytes: LIST_CACHE_BODY_BYTES }),
     maxContentChars: config.maxContentChars,
     optimisticConcurrency: config.optimisticConcurrency,
   });

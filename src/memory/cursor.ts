@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest } from '../platform/errors.ts';
 
 /** The memory store a cursor belongs to. */
@@ -26,8 +26,10 @@ export const expiredCursor = () =>
  * edited, or used with another organization, user or project, fails verification.
  */
 export function createCursorCodec(secret: Buffer) {
+  // A key object made once: from a raw Buffer, every HMAC would import the key again.
+  const key = createSecretKey(secret);
   function mac(scope: CursorScope, body: Buffer): Buffer {
-    return createHmac('sha256', secret)
+    return createHmac('sha256', key)
       .update(`${scope.orgId}\n${scope.kind}\n${scope.ownerId}\n`)
       .update(body)
       .digest()

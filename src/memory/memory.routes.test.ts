@@ -815,6 +815,35 @@ describe('list and incremental sync', () => {
     expect(full.cursor).not.toBe(empty.cursor);
   });
 
+  test('a full list read again and again is exact after every kind of change', async () => {
+    const a = api(t, await member());
+    const expectList = async (expected: Item[]) => {
+      // Twice: the second answer may come from the kept serialized list.
+      for (let i = 0; i < 2; i++) {
+        const full = await a.full();
+        expect(byId(full.memories)).toEqual(byId(expected));
+      }
+    };
+    await expectList([]);
+    const one = await a.add('Likes jazz');
+    await expectList([one]);
+    const two = await a.add('Lives in Lisbon');
+    await expectList([one, two]);
+    const patched = memoryOf(await a.patch(one.id, { content: 'Likes modal jazz' }));
+    await expectList([patched, two]);
+    // A fold that brings a category changes the memory without adding one.
+    await a.post({ content: 'lives in lisbon.', category: 'identity' });
+    const folded = memoryOf(await a.one(two.id));
+    expect(folded.category).toBe('identity');
+    await expectList([patched, folded]);
+    // A fold that changes nothing leaves the list (and its cursor) as it was.
+    const before = await a.full();
+    await a.post({ content: 'LIVES IN LISBON' });
+    expect(await a.full()).toEqual(before);
+    await a.del(patched.id);
+    await expectList([folded]);
+  });
+
   test('a pull has memories, deleted and cursor; without changes it is empty, again and again', async () => {
     const a = api(t, await member());
     await a.add('something');

@@ -82,7 +82,11 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           response: { 200: ListResponse, ...errors },
         },
       },
-      (request) => service.list(request.caller, request.query),
+      async (request, reply) => {
+        // Already the JSON of a ListResponse: Fastify sends a string with a JSON type as it is.
+        const body = await service.list(request.caller, request.query);
+        return reply.type('application/json; charset=utf-8').send(body as unknown as ListResponse);
+      },
     );
 
     app.get(

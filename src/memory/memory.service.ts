@@ -7,6 +7,7 @@ import type { Caller } from '../platform/authenticate.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { type CursorCodec, type CursorScope, expiredCursor } from './cursor.ts';
 import { foldKey } from './fold.ts';
+import type { ListCache } from './list-cache.ts';
 import {
   contentRequired,
   contentTooLong,
@@ -25,6 +26,7 @@ export interface MemoryServiceDeps {
   readonly repository: MemoryRepository;
   readonly targets: MemoryTargets;
   readonly cursors: CursorCodec;
+  readonly fullLists: ListCache;
   readonly maxContentChars: number;
   readonly optimisticConcurrency: boolean;
   readonly now?: () => number;
@@ -38,7 +40,7 @@ const READ_POOL: readonly ProjectAccess[] = ['viewer', 'editor', 'owner'];
 const EDIT_POOL: readonly ProjectAccess[] = ['editor', 'owner'];
 
 export function createMemoryService(deps: MemoryServiceDeps) {
-  const { database, repository: repo, targets, cursors } = deps;
+  const { database, repository: repo, targets, cursors, fullLists } = deps;
   const { db } = database;
   const now = deps.now ?? Date.now;
 
@@ -104,7 +106,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   }
 
   return {
-    async list(caller: Caller, query: ListQuery): Promise<ListResponse> {
+    /** The list answer as its JSON body: full lists are kept serialized (see list-cache.ts). */
+    async list(caller: Caller, query: ListQuery): Promise<string> {
       const { scope, target } = await targets.forList(caller, query);
       const since = query.since === undefined ? undefined : cursors.decode(scope, query.since);
       // Read the counter before the rows: every change at or below it has committed, so the
@@ -113,13 +116,19 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       const version = state?.version ?? 0;
       const cursor = cursors.encode(scope, version);
       // Audited once answered: a pull refused with 410 was no read done for the target.
-      const answered = async (response: ListResponse) => {
+      const answered = async (body: string) => {
         await auditAlone(caller, target, 'list');
-        return response;
+        return body;
       };
+      const json = (response: ListResponse) => JSON.stringify(response);
       if (since === undefined) {
-        const rows = state ? await repo.listActive(db, state.id) : [];
-        return answered({ memories: rows.map(toMemoryItem), cursor });
+        if (!state) return answered(json({ memories: [], cursor }));
+        const cached = fullLists.get(state.id, version);
+        if (cached !== undefined) return answered(cached);
+        const rows = await repo.listActive(db, state.id);
+        const body = json({ memories: rows.map(toMemoryItem), cursor });
+        fullLists.set(state.id, version, body);
+        return answered(body);
       }
       if (since > version) throw expiredCursor();
       const rows = state ? await repo.listChangedSince(db, state.id, since) : [];
@@ -132,7 +141,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         if (row.deleted_at === null) memories.push(toMemoryItem(row));
         else deleted.push(row.id);
       }
-      return answered({ memories, deleted, cursor });
+      return answered(json({ memories, deleted, cursor }));
     },
 
     async get(caller: Caller, id: string, user: string | undefined): Promise<MemoryItem> {
