@@ -45,8 +45,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(strictValidatorCompiler);
   app.decorateRequest('caller');
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     noStore(reply);
+    done();
   });
   registerDrain(app);
   registerErrorHandling(app);

@@ -56,14 +56,17 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
 
     app.addHook('onRequest', deps.authenticate);
-    app.addHook('onRequest', async (request) => {
-      if (!memoryEnabled(deps.environment, request.caller.memoryEnabled)) throw memoryFeatureOff();
+    // Callback hooks where there is nothing to await: they run on every request.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const on = memoryEnabled(deps.environment, request.caller.memoryEnabled);
+      done(on ? undefined : memoryFeatureOff());
     });
     // A body-less POST or PATCH never reaches Fastify's content-type parser: check it here.
-    app.addHook('preValidation', async (request) => {
-      if (request.method !== 'POST' && request.method !== 'PATCH') return;
+    app.addHook('preValidation', (request, _reply, done) => {
+      if (request.method !== 'POST' && request.method !== 'PATCH') return done();
       const type = request.headers['content-type'];
-      if (!type || !/^application\/json\s*(;|$)/i.test(type)) throw unsupportedMediaType();
+      const json = type !== undefined && /^application\/json\s*(;|$)/i.test(type);
+      done(json ? undefined : unsupportedMediaType());
     });
 
     const common = {

@@ -11,14 +11,17 @@ export function registerDrain(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
-    if (closing) {
-      throw new ApiError(503, 'shutting_down', 'server is shutting down', {
+  // Callback hooks: they run on every request and have nothing to await.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (!closing) return done();
+    done(
+      new ApiError(503, 'shutting_down', 'server is shutting down', {
         headers: { 'retry-after': '1' },
-      });
-    }
+      }),
+    );
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
