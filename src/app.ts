@@ -56,7 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiter = (perMinute: number) =>
     perMinute > 0 ? createSlidingWindowLimiter({ limit: perMinute }) : undefined;
   const authenticate = createPlatformAuthentication({
-    db: database.db,
+    database,
     verify: createCredentialVerifier({
       db: database.db,
       publicUrl: config.publicUrl,

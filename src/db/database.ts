@@ -3,7 +3,12 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createGroupCommit } from './group-commit.ts';
-import { createNodeSqliteDatabase, openSqliteFile } from './sqlite/node-sqlite-database.ts';
+import type { QueryRunner } from './prepared-query.ts';
+import {
+  createNodeSqliteDatabase,
+  createSqliteReader,
+  openSqliteFile,
+} from './sqlite/node-sqlite-database.ts';
 import { ImmediateSqliteDialect } from './sqlite/sqlite-dialect.ts';
 import type { Tables } from './tables.ts';
 
@@ -13,6 +18,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<Tables>;
   readonly dialect: Dialect;
+  /**
+   * Runs compiled queries (prepared-query.ts) outside any transaction: the latest committed
+   * state. On SQLite a read-only connection of its own, on PostgreSQL the pool.
+   */
+  readonly reader: QueryRunner;
   /**
    * Runs `job` in a write transaction and settles after it committed. On SQLite, concurrent
    * jobs share a commit (see group-commit.ts); on PostgreSQL each job is its own transaction.
@@ -45,12 +55,18 @@ function createSqlite(path: string): Database {
   const db = new Kysely<Tables>({
     dialect: new ImmediateSqliteDialect({ database: createNodeSqliteDatabase(raw) }),
   });
+  // Opened after the writer: it has put the file in WAL mode and created its side files.
+  const readerConnection = openSqliteFile(file, { readOnly: true });
   const write = createGroupCommit(db);
   return {
     db,
     dialect: 'sqlite',
+    reader: createSqliteReader(readerConnection),
     write,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      readerConnection.close();
+    },
   };
 }
 
@@ -74,6 +90,7 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
   return {
     db,
     dialect: 'postgres',
+    reader: db,
     write: (job) => db.transaction().execute(job),
     close: () => db.destroy(),
   };

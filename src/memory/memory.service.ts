@@ -41,7 +41,7 @@ const EDIT_POOL: readonly ProjectAccess[] = ['editor', 'owner'];
 
 export function createMemoryService(deps: MemoryServiceDeps) {
   const { database, repository: repo, targets, cursors, fullLists } = deps;
-  const { db } = database;
+  const { reader } = database;
   const now = deps.now ?? Date.now;
 
   /** `updatedAt` strictly increases with every change, even two within one millisecond. */
@@ -88,7 +88,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   ) {
     const memoryId = parseUuid(rawId);
     if (!memoryId) throw memoryNotFound();
-    const row = await repo.findReachable(db, {
+    const row = await repo.findReachable(reader, {
       orgId: caller.orgId,
       memoryId,
       userId: target.userId,
@@ -112,7 +112,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       const since = query.since === undefined ? undefined : cursors.decode(scope, query.since);
       // Read the counter before the rows: every change at or below it has committed, so the
       // rows read next hold all of them (and perhaps later ones, which the next pull repeats).
-      const state = await repo.readScope(db, scope);
+      const state = await repo.readScope(reader, scope);
       const version = state?.version ?? 0;
       const cursor = cursors.encode(scope, version);
       // Audited once answered: a pull refused with 410 was no read done for the target.
@@ -125,15 +125,15 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         if (!state) return answered(json({ memories: [], cursor }));
         const cached = fullLists.get(state.id, version);
         if (cached !== undefined) return answered(cached);
-        const rows = await repo.listActive(db, state.id);
+        const rows = await repo.listActive(reader, state.id);
         const body = json({ memories: rows.map(toMemoryItem), cursor });
         fullLists.set(state.id, version, body);
         return answered(body);
       }
       if (since > version) throw expiredCursor();
-      const rows = state ? await repo.listChangedSince(db, state.id, since) : [];
+      const rows = state ? await repo.listChangedSince(reader, state.id, since) : [];
       // Read after the rows: a purge that ran in between must not pass unnoticed.
-      const purgedVersion = state ? ((await repo.readScope(db, scope))?.purgedVersion ?? 0) : 0;
+      const purgedVersion = state ? ((await repo.readScope(reader, scope))?.purgedVersion ?? 0) : 0;
       if (since < purgedVersion) throw expiredCursor();
       const memories: MemoryItem[] = [];
       const deleted: string[] = [];

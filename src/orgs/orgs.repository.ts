@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { MemberRole, OrganizationsTable, Tables } from '../db/tables.ts';
 
@@ -108,7 +109,8 @@ export interface CallerContext {
  * of the platform runs it, and it must read the store each time (a change made by the CLI
  * applies to the next request).
  */
-export function createCallerContextReader(db: Kysely<Tables>) {
+export function createCallerContextReader(database: Pick<Database, 'db' | 'reader'>) {
+  const { db, reader } = database;
   const query = prepareQuery((p: { userId: string; orgId: string }) =>
     db
       .selectFrom('users as u')
@@ -120,7 +122,7 @@ export function createCallerContextReader(db: Kysely<Tables>) {
       .where('u.id', '=', p.userId),
   );
   return async (userId: string, orgId: string): Promise<CallerContext | undefined> => {
-    const row = await query.first(db, { userId, orgId });
+    const row = await query.first(reader, { userId, orgId });
     if (!row) return undefined;
     return {
       status: row.status,

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { MemberRole, Tables } from '../db/tables.ts';
+import type { Database } from '../db/database.ts';
+import type { MemberRole } from '../db/tables.ts';
 import { createCallerContextReader, type UserOverridePolicy } from '../orgs/orgs.repository.ts';
 import type { CredentialVerifier } from './credentials.ts';
 import { ApiError, badRequest, forbidden, unauthenticated } from './errors.ts';
@@ -24,7 +24,7 @@ declare module 'fastify' {
 }
 
 export interface PlatformAuthenticationDeps {
-  readonly db: Kysely<Tables>;
+  readonly database: Database;
   readonly verify: CredentialVerifier;
   /** Requests per credential subject; absent when rate limiting is off. */
   readonly rateLimiter: RateLimiter | undefined;
@@ -44,7 +44,7 @@ const tooManyRequests = (policy: string, decision: RateDecision) =>
  */
 export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
   const { verify, rateLimiter, failedAuthLimiter } = deps;
-  const findCallerContext = createCallerContextReader(deps.db);
+  const findCallerContext = createCallerContextReader(deps.database);
 
   async function credential(request: FastifyRequest) {
     const addressKey = `failed-auth ${request.ip}`;

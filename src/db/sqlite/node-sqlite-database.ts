@@ -1,5 +1,6 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import type { CompiledQuery, QueryResult, SqliteDatabase, SqliteStatement } from 'kysely';
+import type { QueryRunner } from '../prepared-query.ts';
 
 /**
  * Presents `node:sqlite`'s DatabaseSync in the better-sqlite3 shape that Kysely's SQLite dialect
@@ -34,14 +35,32 @@ function wrap(statement: StatementSync): SqliteStatement {
   };
 }
 
-export function openSqliteFile(path: string): DatabaseSync {
-  const db = new DatabaseSync(path);
+/**
+ * Runs compiled queries that return rows on a connection of its own. In WAL mode it reads the
+ * last committed state: it never waits for the writer's transaction (Kysely's single SQLite
+ * connection would queue every read behind it) and never sees a write before it commits.
+ */
+export function createSqliteReader(db: DatabaseSync): QueryRunner {
+  const statements = createNodeSqliteDatabase(db);
+  return {
+    async executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> {
+      const statement = statements.prepare(query.sql);
+      if (!statement.reader) throw new Error(`the reader does not write: ${query.sql}`);
+      return { rows: statement.all(query.parameters) as R[] };
+    },
+  };
+}
+
+export function openSqliteFile(path: string, options: { readOnly?: boolean } = {}): DatabaseSync {
+  const readOnly = options.readOnly ?? false;
+  const db = new DatabaseSync(path, { readOnly });
+  db.exec('pragma busy_timeout = 5000');
+  if (readOnly) return db;
   // WAL lets the CLI and readers work beside the server; FULL fsyncs every commit, so an
   // acknowledged write survives a power cut, not only a crash.
   db.exec(`
     pragma journal_mode = wal;
     pragma synchronous = full;
-    pragma busy_timeout = 5000;
     pragma foreign_keys = on;
   `);
   return db;
