@@ -49,6 +49,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     noStore(reply);
     done();
   });
+  // No answer leaves before the commits it may show are on disk (Database.durable). When the
+  // store cannot sync, the request fails; its 500 shows nothing and goes out as it is.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const pending = database.durable();
+    if (!pending) return done(null, payload);
+    pending.then(
+      () => done(null, payload),
+      (error: Error) => (reply.statusCode >= 500 ? done(null, payload) : done(error)),
+    );
+  });
   registerDrain(app);
   registerErrorHandling(app);
   await registerOpenApi(app, config.publicUrl);

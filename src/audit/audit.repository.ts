@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { newRowId } from '../db/row-id.ts';
 import type { Tables } from '../db/tables.ts';
 
 export interface AuditEntry {
@@ -15,7 +15,7 @@ export async function recordAudit(db: Kysely<Tables>, entry: AuditEntry): Promis
   await db
     .insertInto('audit_log')
     .values({
-      id: randomUUID(),
+      id: newRowId(),
       org_id: entry.orgId,
       actor_id: entry.actorId,
       target_id: entry.targetId,

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { createDurability } from './durability.ts';
 import { createGroupCommit } from './group-commit.ts';
 import type { QueryRunner } from './prepared-query.ts';
 import {
@@ -10,6 +11,7 @@ import {
   openSqliteFile,
 } from './sqlite/node-sqlite-database.ts';
 import { ImmediateSqliteDialect } from './sqlite/sqlite-dialect.ts';
+import { createWalSync } from './sqlite/wal-sync.ts';
 import type { Tables } from './tables.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -30,6 +32,12 @@ export interface Database {
    * would wait for the very transaction that waits for it.
    */
   write<T>(job: (trx: Kysely<Tables>) => Promise<T>): Promise<T>;
+  /**
+   * Settles once every commit made so far is on disk; undefined when none is pending. An answer
+   * that may show what a commit changed waits for it: nothing is revealed that a power cut could
+   * take back. Always undefined on PostgreSQL, whose commits are durable when they return.
+   */
+  durable(): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -51,19 +59,28 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
 function createSqlite(path: string): Database {
   const file = resolve(path);
   mkdirSync(dirname(file), { recursive: true });
-  const raw = openSqliteFile(file);
+  const raw = openSqliteFile(file, { syncOnCommit: false });
   const db = new Kysely<Tables>({
     dialect: new ImmediateSqliteDialect({ database: createNodeSqliteDatabase(raw) }),
   });
   // Opened after the writer: it has put the file in WAL mode and created its side files.
   const readerConnection = openSqliteFile(file, { readOnly: true });
-  const write = createGroupCommit(db);
+  // Commits are synced beside the event loop (durability.ts), not inside COMMIT, which would
+  // stop every request for the length of an fsync.
+  const wal = createWalSync(file);
+  const durability = createDurability(() => wal.sync());
+  const write = createGroupCommit(db, { durable: () => durability.committed() });
   return {
     db,
     dialect: 'sqlite',
     reader: createSqliteReader(readerConnection),
     write,
+    durable: () => durability.pending(),
     close: async () => {
+      await durability.drained();
+      // Writes made through `db` outside `write` (start-up, the CLI) are synced here.
+      await wal.sync().catch(() => undefined);
+      await wal.close();
       await db.destroy();
       readerConnection.close();
     },
@@ -92,6 +109,7 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
     dialect: 'postgres',
     reader: db,
     write: (job) => db.transaction().execute(job),
+    durable: () => undefined,
     close: () => db.destroy(),
   };
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 
 type Job<DB, T> = (trx: Kysely<DB>) => Promise<T>;
 
@@ -8,15 +8,32 @@ interface Pending<DB> {
   reject: (reason: unknown) => void;
 }
 
+export interface GroupCommitOptions {
+  readonly maxBatch?: number;
+  /**
+   * Settles once the batch just committed is on disk (durability.ts). The jobs of a batch are
+   * acknowledged only then; the next batch does not wait for it.
+   */
+  readonly durable?: () => Promise<void>;
+}
+
 /**
  * Runs write jobs in shared transactions: the jobs that arrive while one commit is in progress
  * go into the next, each under its own savepoint, so one failing job undoes only its own writes
- * and every job in a batch is acknowledged after the same fsync. A job's promise settles only
- * after its batch committed, so nothing is acknowledged before it is durable.
+ * and every job in a batch is acknowledged after the same sync. A job's promise settles only
+ * after its batch committed and, with `durable`, reached the disk: nothing is acknowledged
+ * before it is durable.
  *
- * For a single-writer store (SQLite): throughput is bound by fsyncs, not by statements.
+ * For a single-writer store (SQLite): throughput is bound by syncs, not by statements.
  */
-export function createGroupCommit<DB>(db: Kysely<DB>, maxBatch = 256) {
+// One savepoint name serves every job: each is released (or rolled back and released) before
+// the next begins. Compiled once; Kysely's savepoint API builds a transaction object per call.
+const SAVEPOINT = CompiledQuery.raw('savepoint job');
+const RELEASE = CompiledQuery.raw('release job');
+const ROLLBACK = CompiledQuery.raw('rollback to job');
+
+export function createGroupCommit<DB>(db: Kysely<DB>, options: GroupCommitOptions = {}) {
+  const maxBatch = options.maxBatch ?? 256;
   let queue: Pending<DB>[] = [];
   let running = false;
 
@@ -35,15 +52,15 @@ export function createGroupCommit<DB>(db: Kysely<DB>, maxBatch = 256) {
     try {
       const trx = await db.startTransaction().execute();
       try {
-        for (const [index, pending] of batch.entries()) {
-          const name = `job${index}`;
-          const inner = await trx.savepoint(name).execute();
+        for (const pending of batch) {
+          await trx.executeQuery(SAVEPOINT);
           try {
-            const value = await pending.job(inner);
-            await inner.releaseSavepoint(name).execute();
+            const value = await pending.job(trx);
+            await trx.executeQuery(RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await inner.rollbackToSavepoint(name).execute();
+            await trx.executeQuery(ROLLBACK);
+            await trx.executeQuery(RELEASE);
             outcomes.push({ ok: false, error });
           }
         }
@@ -60,11 +77,16 @@ export function createGroupCommit<DB>(db: Kysely<DB>, maxBatch = 256) {
       for (const pending of batch) pending.reject(error);
       return;
     }
-    for (const [index, pending] of batch.entries()) {
-      const outcome = outcomes[index];
-      if (outcome?.ok) pending.resolve(outcome.value);
-      else pending.reject(outcome?.error);
-    }
+    const settle = (durabilityError?: unknown) => {
+      for (const [index, pending] of batch.entries()) {
+        const outcome = outcomes[index];
+        if (!outcome?.ok) pending.reject(outcome?.error);
+        else if (durabilityError !== undefined) pending.reject(durabilityError);
+        else pending.resolve(outcome.value);
+      }
+    };
+    if (!options.durable) return settle();
+    options.durable().then(() => settle(), settle);
   }
 
   return function run<T>(job: Job<DB, T>): Promise<T> {

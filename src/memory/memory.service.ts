@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Database } from '../db/database.ts';
+import { newRowId } from '../db/row-id.ts';
 import type { MemoryRow, ProjectAccess, Tables } from '../db/tables.ts';
 import type { Caller } from '../platform/authenticate.ts';
 import { parseUuid } from '../platform/uuid.ts';
@@ -177,7 +177,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         const version = await repo.bumpScope(trx, state.id);
         const at = now();
         const row: MemoryRow = {
-          id: randomUUID(),
+          id: newRowId(),
           scope_id: state.id,
           contributor_id: target.userId,
           content: body.content,

@@ -55,13 +55,23 @@ export interface TestApp {
  * The real app on a real migrated store, for `app.inject` or `app.listen`. Rate limiting is off
  * unless the environment given turns it on.
  */
-export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function buildTestApp(
+  env: Record<string, string> = {},
+  options: {
+    /** Lets a test stand between the app and its store (a store that cannot sync, say). */
+    readonly wrapDatabase?: (database: Database) => Database;
+  } = {},
+): Promise<TestApp> {
   const store = createTestStore();
   const config = testConfig({ MNEMO_DATABASE_URL: store.url, ...env });
   const database = createDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
-  const app = await buildApp({ config, database, logger: false });
+  const app = await buildApp({
+    config,
+    database: options.wrapDatabase?.(database) ?? database,
+    logger: false,
+  });
   await app.ready();
   return {
     app,

@@ -88,7 +88,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('memories_scope_fold')
     .on('memories')
-    .columns(['scope_id', 'fold_key'])
+    .columns(['scope_id', 'fold_key', 'created_at'])
     .where(sql.ref('deleted_at'), 'is', null)
     .execute();
   await db.schema
