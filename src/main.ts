@@ -16,6 +16,8 @@ export async function start(config: Config): Promise<FastifyInstance> {
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
   const app = await buildApp({ config, database });
+  // The signing key and the store's secrets were written outside `write`: on disk before use.
+  await database.sync();
   if (config.tombstoneRetentionDays > 0) {
     const stop = scheduleTombstonePurge(database, config.tombstoneRetentionDays, (error) =>
       app.log.error({ err: error }, 'tombstone purge failed'),
@@ -31,6 +33,7 @@ export async function start(config: Config): Promise<FastifyInstance> {
 async function announceDemo(config: Config, database: Database): Promise<void> {
   const demo = await ensureDemoAccount(database.db);
   if (!demo) return;
+  await database.sync();
   const token = await issuePlatformCredential(
     database.db,
     config.publicUrl,

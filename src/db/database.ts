@@ -38,6 +38,11 @@ export interface Database {
    * take back. Always undefined on PostgreSQL, whose commits are durable when they return.
    */
   durable(): Promise<void> | undefined;
+  /**
+   * Makes every commit so far durable, including writes made through `db` outside `write`
+   * (start-up, the CLI): call it before telling anyone about them.
+   */
+  sync(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,6 +81,7 @@ function createSqlite(path: string): Database {
     reader: createSqliteReader(readerConnection),
     write,
     durable: () => durability.pending(),
+    sync: () => wal.sync(),
     close: async () => {
       await durability.drained();
       // Writes made through `db` outside `write` (start-up, the CLI) are synced here.
@@ -110,6 +116,7 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
     reader: db,
     write: (job) => db.transaction().execute(job),
     durable: () => undefined,
+    sync: async () => {},
     close: () => db.destroy(),
   };
 }
