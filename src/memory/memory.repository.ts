@@ -65,7 +65,7 @@ export function createMemoryRepository(database: Database) {
   const activeByFoldKey = prepareQuery((p: { scopeId: string; key: string }) =>
     db
       .selectFrom('memories')
-      .selectAll()
+      .select(['id', 'content', 'fold_key', 'category', 'updated_at', 'version', 'deleted_at'])
       .where('scope_id', '=', p.scopeId)
       .where('fold_key', '=', p.key)
       .where('deleted_at', 'is', null)
