@@ -32,7 +32,8 @@ const sqliteOneProcess: Setup = {
   name: 'sqlite, 1 process',
   engine: 'sqlite',
   processes: 1,
-  notes: 'node:sqlite file store, WAL, synchronous=FULL (an fsync per commit; group commit)',
+  notes:
+    'node:sqlite file store, WAL; group commit, each write acknowledged after an fsync that followed its commit',
   async createStore(dir, server) {
     const file = join(dir, `${server}.db`);
     return {

@@ -150,8 +150,12 @@ export function createMemoryRepository(database: Database) {
           ]),
         ),
     );
-  // One compiled query per access list: the lists are the service's few constants.
-  const reachable = new Map<string, PreparedQuery<ReachableParams, ReachableMemory>>();
+  // One compiled query per access list, keyed by the list itself: they are the service's few
+  // constants, and a key built per call would cost more than the lookup saves.
+  const reachable = new Map<
+    readonly ProjectAccess[],
+    PreparedQuery<ReachableParams, ReachableMemory>
+  >();
 
   return {
     /** The scope's counter as last committed, or undefined for a store never written. */
@@ -208,16 +212,16 @@ export function createMemoryRepository(database: Database) {
     /**
      * A memory the target user may reach by id in this organization: in their personal store,
      * or in a pool they contributed to while they hold one of `poolAccess` on its project.
+     * `poolAccess` must be a constant list: each distinct list is compiled once and kept.
      */
     findReachable(
       db: QueryRunner,
       query: ReachableParams & { poolAccess: readonly ProjectAccess[] },
     ): Promise<ReachableMemory | undefined> {
-      const key = query.poolAccess.join(',');
-      let prepared = reachable.get(key);
+      let prepared = reachable.get(query.poolAccess);
       if (!prepared) {
         prepared = reachableFor(query.poolAccess);
-        reachable.set(key, prepared);
+        reachable.set(query.poolAccess, prepared);
       }
       const { orgId, memoryId, userId } = query;
       return prepared.first(db, { orgId, memoryId, userId });
