@@ -9,7 +9,9 @@ export function recognizedCategory(value: unknown): Category | null {
 }
 
 /** The one flat shape of the interface: `category` absent (never null) when there is none. */
-export function toMemoryItem(row: MemoryRow): MemoryItem {
+export function toMemoryItem(
+  row: Pick<MemoryRow, 'id' | 'content' | 'category' | 'created_at' | 'updated_at'>,
+): MemoryItem {
   const createdAt = new Date(row.created_at).toISOString();
   const updatedAt = new Date(row.updated_at).toISOString();
   return row.category === null

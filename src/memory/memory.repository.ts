@@ -10,8 +10,12 @@ export interface ScopeState {
   readonly purgedVersion: number;
 }
 
-/** A memory row with the scope it lives in. */
-export type ReachableMemory = MemoryRow & {
+/** What an answer shows of a memory (and whether it is deleted). */
+const SHOWN = ['id', 'content', 'category', 'created_at', 'updated_at', 'deleted_at'] as const;
+export type ShownMemory = Pick<MemoryRow, (typeof SHOWN)[number]>;
+
+/** A memory as an answer shows it, with the store it lives in. */
+export type ReachableMemory = ShownMemory & {
   scope_kind: 'user' | 'project';
   scope_owner_id: string;
 };
@@ -62,10 +66,12 @@ export function createMemoryRepository(database: Database) {
       .where('id', '=', p.scopeId)
       .returning('version'),
   );
+  // Every column a statement selects costs on each run, even when no row matches, and most
+  // adds fold into nothing: the check reads the id only.
   const activeByFoldKey = prepareQuery((p: { scopeId: string; key: string }) =>
     db
       .selectFrom('memories')
-      .select(['id', 'content', 'fold_key', 'category', 'updated_at', 'version', 'deleted_at'])
+      .select('id')
       .where('scope_id', '=', p.scopeId)
       .where('fold_key', '=', p.key)
       .where('deleted_at', 'is', null)
@@ -108,7 +114,7 @@ export function createMemoryRepository(database: Database) {
   const listActive = prepareQuery((p: { scopeId: string }) =>
     db
       .selectFrom('memories')
-      .selectAll()
+      .select(SHOWN)
       .where('scope_id', '=', p.scopeId)
       .where('deleted_at', 'is', null)
       .orderBy('created_at')
@@ -117,7 +123,7 @@ export function createMemoryRepository(database: Database) {
   const changedSince = prepareQuery((p: { scopeId: string; version: number }) =>
     db
       .selectFrom('memories')
-      .selectAll()
+      .select(SHOWN)
       .where('scope_id', '=', p.scopeId)
       .where('version', '>', p.version)
       .orderBy('version'),
@@ -135,7 +141,7 @@ export function createMemoryRepository(database: Database) {
             .on('s.kind', '=', 'project')
             .on('a.user_id', '=', p.userId),
         )
-        .selectAll('m')
+        .select(SHOWN.map((column) => `m.${column}` as const))
         .select(['s.kind as scope_kind', 's.owner_id as scope_owner_id'])
         .where('m.id', '=', p.memoryId)
         .where('s.org_id', '=', p.orgId)
@@ -185,8 +191,11 @@ export function createMemoryRepository(database: Database) {
       return row.version;
     },
 
-    findActiveByFoldKey: (trx: QueryRunner, scopeId: string, key: string) =>
-      activeByFoldKey.first(trx, { scopeId, key }),
+    /** The active memory of the store whose content folds to `key`, if there is one. */
+    async findActiveByFoldKey(trx: QueryRunner, scopeId: string, key: string) {
+      const match = await activeByFoldKey.first(trx, { scopeId, key });
+      return match && byId.first(trx, { id: match.id });
+    },
 
     async insertMemory(trx: QueryRunner, row: MemoryRow): Promise<void> {
       await insertMemory.execute(trx, row);
