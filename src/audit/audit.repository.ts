@@ -32,6 +32,8 @@ export async function listAudit(db: Kysely<Tables>, orgId: string, limit = 100) 
     .selectAll()
     .where('org_id', '=', orgId)
     .orderBy('at', 'desc')
+    // Ids are time-ordered (UUIDv7): entries of one millisecond keep the order they were made in.
+    .orderBy('id', 'desc')
     .limit(limit)
     .execute();
 }
