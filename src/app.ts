@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const service = createMemoryService({
     database,
     repository: createMemoryRepository(database),
-    targets: createMemoryTargets(database.db),
+    targets: createMemoryTargets(database),
     cursors: createCursorCodec(await instanceSecret(database.db, 'cursor-hmac')),
     fullLists: createListCache({ maxBytes: LIST_CACHE_BYTES, maxBodyBytes: LIST_CACHE_BODY_BYTES }),
     maxContentChars: config.maxContentChars,

@@ -27,13 +27,15 @@ export async function recordAudit(db: Kysely<Tables>, entry: AuditEntry): Promis
 }
 
 export async function listAudit(db: Kysely<Tables>, orgId: string, limit = 100) {
-  return db
-    .selectFrom('audit_log')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .orderBy('at', 'desc')
-    // Ids are time-ordered (UUIDv7): entries of one millisecond keep the order they were made in.
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .orderBy('at', 'desc')
+      // Ids are time-ordered (UUIDv7): entries of one millisecond keep the order they were made in.
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute()
+  );
 }

@@ -26,10 +26,11 @@ export interface Database {
    */
   readonly reader: QueryRunner;
   /**
-   * Runs `job` in a write transaction and settles after it committed. On SQLite, concurrent
-   * jobs share a commit (see group-commit.ts); on PostgreSQL each job is its own transaction.
-   * Inside a job, query through `trx` only: SQLite has one connection, and a query on `db`
-   * would wait for the very transaction that waits for it.
+   * Runs `job` in a write transaction and settles once it committed and is on disk: the way to
+   * write anything that is acknowledged. On SQLite, concurrent jobs share a commit (see
+   * group-commit.ts); on PostgreSQL each job is its own transaction. Inside a job, query through
+   * `trx` only: SQLite has one writing connection, and a query on `db` would wait for the very
+   * transaction that waits for it.
    */
   write<T>(job: (trx: Kysely<Tables>) => Promise<T>): Promise<T>;
   /**

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
-import { findMemberRole } from '../orgs/orgs.repository.ts';
+import type { Database } from '../db/database.ts';
+import { createMemberRoleReader } from '../orgs/orgs.repository.ts';
 import type { Caller } from '../platform/authenticate.ts';
-import { canEdit, canRead, findProjectAccess } from '../projects/projects.repository.ts';
+import { canEdit, canRead, createProjectAccessReader } from '../projects/projects.repository.ts';
 import type { CursorScope } from './cursor.ts';
 import {
   overrideForbidden,
@@ -22,7 +21,9 @@ export interface Target {
  * The spec's rules for choosing a store: the caller's own by default; another member's with
  * `user` (subject to the organization's override policy); a project's pool with `project`.
  */
-export function createMemoryTargets(db: Kysely<Tables>) {
+export function createMemoryTargets(database: Pick<Database, 'db' | 'reader'>) {
+  const findMemberRole = createMemberRoleReader(database);
+  const findProjectAccess = createProjectAccessReader(database);
   async function forMember(caller: Caller, user: string | undefined): Promise<Target> {
     const userId = user?.toLowerCase();
     if (userId === undefined || userId === caller.userId) {
@@ -30,13 +31,13 @@ export function createMemoryTargets(db: Kysely<Tables>) {
     }
     // The policy first: a member who may not override learns nothing about who is a member.
     if (caller.userOverride === 'admins' && caller.role === 'member') throw overrideForbidden();
-    if ((await findMemberRole(db, caller.orgId, userId)) === undefined) throw unknownTargetUser();
+    if ((await findMemberRole(caller.orgId, userId)) === undefined) throw unknownTargetUser();
     return { userId, overridden: true };
   }
 
   async function forProject(caller: Caller, project: string, need: 'read' | 'edit') {
     const projectId = project.toLowerCase();
-    const { exists, access } = await findProjectAccess(db, caller.orgId, projectId, caller.userId);
+    const { exists, access } = await findProjectAccess(caller.orgId, projectId, caller.userId);
     if (!exists) throw projectNotFound();
     if (!(need === 'read' ? canRead(access) : canEdit(access))) throw projectForbidden(need);
     const scope: CursorScope = { orgId: caller.orgId, kind: 'project', ownerId: projectId };

@@ -96,6 +96,20 @@ export async function findMemberRole(
   return row?.role;
 }
 
+/** Reads a member's role from the reader, with one query compiled once (memory requests). */
+export function createMemberRoleReader(database: Pick<Database, 'db' | 'reader'>) {
+  const { db, reader } = database;
+  const query = prepareQuery((p: { orgId: string; userId: string }) =>
+    db
+      .selectFrom('memberships')
+      .select('role')
+      .where('org_id', '=', p.orgId)
+      .where('user_id', '=', p.userId),
+  );
+  return async (orgId: string, userId: string): Promise<MemberRole | undefined> =>
+    (await query.first(reader, { orgId, userId }))?.role;
+}
+
 /** Everything the platform checks about a caller in one organization, in one query. */
 export interface CallerContext {
   readonly status: 'active' | 'suspended' | 'banned';

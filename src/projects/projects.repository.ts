@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.ts';
+import { prepareQuery } from '../db/prepared-query.ts';
 import type { ProjectAccess, Tables } from '../db/tables.ts';
 
 export async function insertProject(
@@ -58,23 +60,30 @@ export async function deleteOrganizationGrants(
   return Number(result.numDeletedRows);
 }
 
-/** The project (if it is in this organization) and the user's access to it, in one query. */
-export async function findProjectAccess(
-  db: Kysely<Tables>,
-  orgId: string,
-  projectId: string,
-  userId: string,
-): Promise<{ exists: boolean; access: ProjectAccess | null }> {
-  const row = await db
-    .selectFrom('projects as p')
-    .leftJoin('project_access as a', (join) =>
-      join.onRef('a.project_id', '=', 'p.id').on('a.user_id', '=', userId),
-    )
-    .select('a.access')
-    .where('p.id', '=', projectId)
-    .where('p.org_id', '=', orgId)
-    .executeTakeFirst();
-  return row ? { exists: true, access: row.access } : { exists: false, access: null };
+/**
+ * Reads the project (if it is in this organization) and a user's access to it, in one query
+ * compiled once: memory requests that name a project run it.
+ */
+export function createProjectAccessReader(database: Pick<Database, 'db' | 'reader'>) {
+  const { db, reader } = database;
+  const query = prepareQuery((p: { orgId: string; projectId: string; userId: string }) =>
+    db
+      .selectFrom('projects as p')
+      .leftJoin('project_access as a', (join) =>
+        join.onRef('a.project_id', '=', 'p.id').on('a.user_id', '=', p.userId),
+      )
+      .select('a.access')
+      .where('p.id', '=', p.projectId)
+      .where('p.org_id', '=', p.orgId),
+  );
+  return async (
+    orgId: string,
+    projectId: string,
+    userId: string,
+  ): Promise<{ exists: boolean; access: ProjectAccess | null }> => {
+    const row = await query.first(reader, { orgId, projectId, userId });
+    return row ? { exists: true, access: row.access } : { exists: false, access: null };
+  };
 }
 
 export const canRead = (access: ProjectAccess | null) => access !== null;
