@@ -8,7 +8,11 @@ export function recognizedCategory(value: unknown): Category | null {
   return known.has(value) ? (value as Category) : null;
 }
 
-/** The one flat shape of the interface: `category` absent (never null) when there is none. */
+/**
+ * The one flat shape of the interface: `category` absent (never null) when there is none, and
+ * last when present, as the response serializer writes it (required fields first), so that
+ * every endpoint prints a memory the same way.
+ */
 export function toMemoryItem(
   row: Pick<MemoryRow, 'id' | 'content' | 'category' | 'created_at' | 'updated_at'>,
 ): MemoryItem {
@@ -19,8 +23,8 @@ export function toMemoryItem(
     : {
         id: row.id,
         content: row.content,
-        category: row.category as Category,
         createdAt,
         updatedAt,
+        category: row.category as Category,
       };
 }

@@ -161,6 +161,18 @@ describe('MemoryItem', () => {
     expectItem(memoryOf(res), { content: 'Call me Sam', category: 'identity' });
   });
 
+  test('every endpoint prints a memory the same way, keys in the same order', async () => {
+    const a = api(t, await member());
+    const start = await a.full();
+    const added = await a.add('Keys in order', { category: 'goal' });
+    const fromGet = memoryOf(await a.one(added.id));
+    const fromList = (await a.full()).memories[0] as Item;
+    const fromPull = (await a.pull(start.cursor)).memories[0] as Item;
+    const printed = (item: Item) => JSON.stringify(item);
+    expect(Object.keys(added)).toEqual(['id', 'content', 'createdAt', 'updatedAt', 'category']);
+    for (const item of [fromGet, fromList, fromPull]) expect(printed(item)).toBe(printed(added));
+  });
+
   test('PATCH keeps createdAt and strictly advances updatedAt, even back to back', async () => {
     const a = api(t, await member());
     const created = await a.add('version 0');
