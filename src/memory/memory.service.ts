@@ -114,17 +114,22 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       // rows read next hold all of them (and perhaps later ones, which the next pull repeats).
       const state = await repo.readScope(reader, scope);
       const version = state?.version ?? 0;
-      const cursor = cursors.encode(scope, version);
       // Audited once answered: a pull refused with 410 was no read done for the target.
       const answered = async (body: string) => {
         await auditAlone(caller, target, 'list');
         return body;
       };
       const json = (response: ListResponse) => JSON.stringify(response);
+      // A kept list holds its cursor already (the same bytes: cursors are deterministic).
+      const cached = since === undefined && state ? fullLists.get(state.id, version) : undefined;
+      if (cached !== undefined) return answered(cached);
+      // A pull that finds no change answers with the cursor it was given (the same bytes).
+      const cursor =
+        since === version && query.since !== undefined
+          ? query.since
+          : cursors.encode(scope, version);
       if (since === undefined) {
         if (!state) return answered(json({ memories: [], cursor }));
-        const cached = fullLists.get(state.id, version);
-        if (cached !== undefined) return answered(cached);
         const rows = await repo.listActive(reader, state.id);
         const body = json({ memories: rows.map(toMemoryItem), cursor });
         fullLists.set(state.id, version, body);
