@@ -156,46 +156,48 @@ interface Outcome {
 
 /**
  * Fires `ops` concurrently in two waves; when a quarter of the first wave is acknowledged, the
- * second wave starts together with a full pull and an incremental pull (since `c0`), so both
- * cursors are taken while writes are in flight. Calls `onAck` after each settled write, with
- * the number of write acknowledgements so far and whether the pulls are done: it may kill the
- * server there and then. Resolves when every request has settled.
+ * pulls (full and incremental from `c0`) are sent and the second wave is launched. `onAck` is
+ * called after every answer, and after the pulls; with `launch` it may send more ops, whose
+ * outcomes are awaited and reported like the others.
  */
 async function fire(
   call: Client,
   ops: Op[],
   c0: string,
-  onAck: (acked: number, pullsDone: boolean) => void,
+  onAck: (acked: number, pullsDone: boolean, launch: (op: Op) => void) => void,
 ) {
   const outcomes: Outcome[] = [];
   const half = Math.ceil(ops.length / 2);
   let acked = 0;
   let pulls: Promise<[Answer, Answer]> | undefined;
   let pullsDone = false;
-  const waveB: Promise<void>[] = [];
-  const launch = (op: Op) => {
+  const inFlight = new Set<Promise<void>>();
+  const launch = (op: Op): void => {
     const request =
       op.kind === 'add'
         ? call('POST', memoryPath, { content: op.content })
         : op.kind === 'patch'
           ? call('PATCH', `${memoryPath}/${op.id}`, { content: op.content })
           : call('DELETE', `${memoryPath}/${op.id}`);
-    return request.then((answer) => {
+    const done = request.then((answer) => {
       outcomes.push({ op, answer });
       if (answer.status !== 0) acked++;
       if (!pulls && acked >= Math.ceil(half / 4)) {
         pulls = Promise.all([call('GET', memoryPath), call('GET', since(c0))]);
         pulls.then(() => {
           pullsDone = true;
-          onAck(acked, pullsDone);
+          onAck(acked, pullsDone, launch);
         });
-        for (const next of ops.slice(half)) waveB.push(launch(next));
+        for (const next of ops.slice(half)) launch(next);
       }
-      onAck(acked, pullsDone);
+      onAck(acked, pullsDone, launch);
     });
+    inFlight.add(done);
+    done.finally(() => inFlight.delete(done));
   };
-  await Promise.all(ops.slice(0, half).map(launch));
-  await Promise.all(waveB);
+  for (const op of ops.slice(0, half)) launch(op);
+  // Until every op, whenever it was launched, has its outcome.
+  while (inFlight.size > 0) await Promise.all([...inFlight]);
   if (!pulls) throw new Error('too few writes of the first wave were acknowledged to go on');
   const [full, incremental] = await pulls;
   return { outcomes, full, incremental };
@@ -341,10 +343,24 @@ describe('SIGKILL', () => {
     for (let i = 40; i < 60; i++) ops.push({ kind: 'delete', id: (seeds[i] as Item).id });
     shuffle(ops);
 
+    // Sent as the process is killed: an add is answered only after an fsync, so these are
+    // certainly in flight when it dies, however fast the others were.
+    const finale: Op[] = Array.from({ length: 20 }, (_, i) => ({
+      kind: 'add',
+      content: `last ${i}`,
+    }));
+    ops.push(...finale);
     let killed: Promise<unknown> | undefined;
-    const { outcomes, full, incremental } = await fire(call, ops, c0, (acked, pullsDone) => {
-      if (acked >= 70 && pullsDone && !killed) killed = server.kill();
-    });
+    const { outcomes, full, incremental } = await fire(
+      call,
+      ops.filter((op) => !finale.includes(op)),
+      c0,
+      (acked, pullsDone, launch) => {
+        if (acked < 70 || !pullsDone || killed) return;
+        for (const op of finale) launch(op);
+        killed = new Promise((resolve) => setImmediate(resolve)).then(() => server.kill());
+      },
+    );
     expect(killed).toBeDefined();
     expect(await killed).toEqual({ code: null, signal: 'SIGKILL' });
     expect(outcomes).toHaveLength(ops.length);
