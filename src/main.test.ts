@@ -5,30 +5,30 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { type ServerProcess, startServerProcess } from './testing/server-process.ts';
+import { createTestStore, type TestStore } from './testing/test-store.ts';
 
 const run = promisify(execFile);
-const dirs: string[] = [];
+const stores: TestStore[] = [];
 const servers: ServerProcess[] = [];
 
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.stop();
 });
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+afterAll(async () => {
+  for (const store of stores.splice(0)) await store.dispose();
 });
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mnemo-main-'));
-  dirs.push(dir);
-  return dir;
+/** An empty store of the suite's engine. */
+async function emptyStore(): Promise<string> {
+  const store = await createTestStore();
+  stores.push(store);
+  return store.url;
 }
 
 async function start(databaseUrl: string): Promise<ServerProcess> {
@@ -59,7 +59,7 @@ test('npm start runs the process entry this test starts', () => {
 });
 
 test('an empty store: the demo account, a credential and a curl line that works as printed', async () => {
-  const databaseUrl = `sqlite:${join(tempDir(), 'mnemo.db')}`;
+  const databaseUrl = await emptyStore();
   const first = await start(databaseUrl);
   const demo = await announcement(first);
   expect(first.stdout()).toContain(`mnemo is serving on ${first.url}`);
@@ -117,7 +117,7 @@ describe('refusing to start', () => {
   });
 
   test('a schema written by a newer mnemo: exit 2, and the store is left as it was', async () => {
-    const url = `sqlite:${join(tempDir(), 'mnemo.db')}`;
+    const url = await emptyStore();
     const database = createDatabase(url);
     await migrateToLatest(database.db);
     await database.db

@@ -1,24 +1,22 @@
 /**
- * `mnemo admin …` against a real SQLite store: what each command prints (exactly, with --json),
+ * `mnemo admin …` against a real store: what each command prints (exactly, with --json),
  * what it leaves in the store, and how it refuses (exit 1, the reason on stderr and as
  * `{"error"}` on stdout).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { ensureSigningKey } from '../oauth/signing-keys.ts';
 import { verifyPassword } from '../orgs/passwords.ts';
 import { createFixtures, type Fixtures, testConfig } from '../testing/build-test-app.ts';
+import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OK = { code: 0, stdout: '{"ok":true}\n', stderr: '' };
 
-let dir: string;
+let store: TestStore;
 let mnemo: ReturnType<typeof createMnemo>;
 /** The same store, opened by the test to check what the commands left in it. */
 let database: Database;
@@ -26,8 +24,8 @@ let database: Database;
 let given: Fixtures;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mnemo-admin-'));
-  const url = `sqlite:${join(dir, 'mnemo.db')}`;
+  store = await createTestStore();
+  const { url } = store;
   mnemo = createMnemo({ MNEMO_DATABASE_URL: url });
   database = createDatabase(url);
   await migrateToLatest(database.db);
@@ -36,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database.close();
-  rmSync(dir, { recursive: true, force: true });
+  await store.dispose();
 });
 
 /** A refusal: exit 1, the message on stderr and, with --json, as `{"error"}` on stdout. */

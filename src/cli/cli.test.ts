@@ -3,12 +3,10 @@
  * is touched), configuration errors, `migrate` and `token`. Every case runs the real command.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDatabase } from '../db/database.ts';
+import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';
 
 const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
@@ -32,16 +30,14 @@ const USAGE_LINES = [
 ];
 const usageOf = (start: string) => USAGE_LINES.filter((line) => line.startsWith(start));
 
-let dir: string;
-let storeFile: string;
+let store: TestStore;
 let mnemo: ReturnType<typeof createMnemo>;
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'mnemo-cli-'));
-  storeFile = join(dir, 'mnemo.db');
-  mnemo = createMnemo({ MNEMO_DATABASE_URL: `sqlite:${storeFile}` });
+beforeAll(async () => {
+  store = await createTestStore();
+  mnemo = createMnemo({ MNEMO_DATABASE_URL: store.url });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => store.dispose());
 
 /** A usage error: exit 2, nothing on stdout, the message and then the usage lines on stderr. */
 function expectUsageError(run: MnemoRun, message: string, usage: readonly string[]) {
@@ -78,7 +74,7 @@ describe('help', () => {
     expect(optionHelp.code).toBe(0);
     expect(optionHelp.stdout).toContain('mnemo admin member add');
     expect(optionHelp.stdout).toContain('mnemo admin member remove');
-    expect(existsSync(storeFile)).toBe(false);
+    expect(await store.untouched()).toBe(true);
   });
 });
 
@@ -236,7 +232,7 @@ describe('usage errors', () => {
       expect(run.code, args.join(' ')).toBe(2);
       expectUsageError(run, message, usage);
     }
-    expect(existsSync(storeFile)).toBe(false);
+    expect(await store.untouched()).toBe(true);
   });
 });
 
@@ -269,7 +265,7 @@ describe('migrate', () => {
     expect(text).toEqual({ code: 0, stdout: 'the schema is up to date\n', stderr: '' });
 
     // A migrated store signs credentials at once.
-    const database = createDatabase(`sqlite:${storeFile}`);
+    const database = createDatabase(store.url);
     try {
       const keys = await database.db.selectFrom('signing_keys').select('kid').execute();
       expect(keys).toHaveLength(1);
@@ -279,23 +275,22 @@ describe('migrate', () => {
   });
 
   test('every command brings an empty store up to date first', async () => {
-    const emptyDir = mkdtempSync(join(tmpdir(), 'mnemo-cli-empty-'));
+    const empty = await createTestStore();
     try {
-      const url = `sqlite:${join(emptyDir, 'mnemo.db')}`;
-      const created = await createMnemo({ MNEMO_DATABASE_URL: url })(
+      const created = await createMnemo({ MNEMO_DATABASE_URL: empty.url })(
         ...['admin', 'org', 'create', '--name', 'First', '--json'],
       );
       expect(created.code).toBe(0);
       expect(onlyJson(created)).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     } finally {
-      rmSync(emptyDir, { recursive: true, force: true });
+      await empty.dispose();
     }
   });
 
   test('refuses a store written by a newer mnemo: exit 1, no stack trace', async () => {
-    const newerDir = mkdtempSync(join(tmpdir(), 'mnemo-cli-newer-'));
+    const newerStore = await createTestStore();
     try {
-      const url = `sqlite:${join(newerDir, 'mnemo.db')}`;
+      const url = newerStore.url;
       const newer = createMnemo({ MNEMO_DATABASE_URL: url });
       expect((await newer('migrate')).code).toBe(0);
       const database = createDatabase(url);
@@ -317,7 +312,7 @@ describe('migrate', () => {
       });
       expect(text).toEqual({ code: 1, stdout: '', stderr: `mnemo: ${message}\n` });
     } finally {
-      rmSync(newerDir, { recursive: true, force: true });
+      await newerStore.dispose();
     }
   });
 });
@@ -327,7 +322,7 @@ describe('token', () => {
 
   test('a platform credential for an active user, for the configured issuer', async () => {
     const custom = createMnemo({
-      MNEMO_DATABASE_URL: `sqlite:${storeFile}`,
+      MNEMO_DATABASE_URL: store.url,
       MNEMO_PUBLIC_URL: publicUrl,
     });
     const user = onlyJson(
@@ -364,7 +359,7 @@ describe('token', () => {
     expect((shortClaims.exp ?? 0) - (shortClaims.iat ?? 0)).toBe(60);
 
     // Signed by the store's newest key, for the issuer of MNEMO_PUBLIC_URL.
-    const database = createDatabase(`sqlite:${storeFile}`);
+    const database = createDatabase(store.url);
     const [key] = await database.db
       .selectFrom('signing_keys')
       .select(['kid', 'public_jwk'])

@@ -1,23 +1,21 @@
 /**
  * DESIGN.md §4: provisioning runs "against the same MNEMO_DATABASE_URL as the server (which must
- * see the change at once, no restart)". A real server process keeps running on a SQLite store
+ * see the change at once, no restart)". A real server process keeps running on a store
  * while `mnemo` changes accounts, organizations, memberships and keys beside it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
+import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';
 
-let dir: string;
+let store: TestStore;
 let server: ServerProcess;
 let mnemo: ReturnType<typeof createMnemo>;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mnemo-live-'));
-  const url = `sqlite:${join(dir, 'mnemo.db')}`;
+  store = await createTestStore();
+  const { url } = store;
   server = await startServerProcess({
     env: {
       MNEMO_DATABASE_URL: url,
@@ -31,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await store?.dispose();
 });
 
 async function ok(run: Promise<MnemoRun>): Promise<unknown> {

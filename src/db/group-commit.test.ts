@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { createTestStore, type TestStore } from '../testing/build-test-app.ts';
+import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createDatabase, type Database } from './database.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { migrateToLatest } from './migrator.ts';
@@ -8,13 +8,13 @@ let store: TestStore;
 let database: Database;
 
 beforeEach(async () => {
-  store = createTestStore();
+  store = await createTestStore();
   database = createDatabase(store.url);
   await migrateToLatest(database.db);
 });
 afterEach(async () => {
   await database.close();
-  store.dispose();
+  await store.dispose();
 });
 
 const secret = (name: string) => ({ name, value: name.toUpperCase() });

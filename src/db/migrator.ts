@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { type Migration, type MigrationResultSet, Migrator } from 'kysely/migration';
 import * as initial from './migrations/2026-11-22T00_initial.ts';
 
@@ -11,10 +11,29 @@ export class UnknownSchemaError extends Error {
   override readonly name = 'UnknownSchemaError';
 }
 
-function createMigrator(db: Kysely<any>): Migrator {
+/**
+ * Where the migration table lives: on PostgreSQL the connection's current schema, named, since
+ * Kysely otherwise takes a `kysely_migration` table in any schema of the database for its own.
+ * Undefined on SQLite, which has one schema.
+ */
+async function migrationSchema(db: Kysely<any>): Promise<string | undefined> {
+  if (!isPostgres(db)) return undefined;
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('the connection has no current schema: check its search_path');
+  return schema;
+}
+
+function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+async function createMigrator(db: Kysely<any>): Promise<Migrator> {
+  const schema = await migrationSchema(db);
   return new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
 }
 
@@ -23,9 +42,11 @@ function createMigrator(db: Kysely<any>): Migrator {
  * it was written by a newer mnemo, and running older code on it could corrupt it.
  */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = createMigrator(db);
+  const migrator = await createMigrator(db);
   const known = new Set(Object.keys(migrations));
-  const unknown = (await appliedNames(db)).filter((name) => !known.has(name));
+  const unknown = (await appliedNames(db, await migrationSchema(db))).filter(
+    (name) => !known.has(name),
+  );
   if (unknown.length > 0) {
     throw new UnknownSchemaError(
       `the database schema is newer than this mnemo (unknown migrations: ${unknown.join(', ')}); upgrade mnemo`,
@@ -35,13 +56,17 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
 }
 
 export async function migrateDown(db: Kysely<any>): Promise<string[]> {
-  return applied(await createMigrator(db).migrateDown());
+  return applied(await (await createMigrator(db)).migrateDown());
 }
 
-async function appliedNames(db: Kysely<any>): Promise<string[]> {
+async function appliedNames(db: Kysely<any>, schema: string | undefined): Promise<string[]> {
   const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  if (!tables.some((t) => t.name === 'kysely_migration')) return [];
-  const rows = await db.selectFrom('kysely_migration').select('name').execute();
+  const exists = tables.some(
+    (t) => t.name === 'kysely_migration' && (schema === undefined || t.schema === schema),
+  );
+  if (!exists) return [];
+  const table = schema === undefined ? 'kysely_migration' : `${schema}.kysely_migration`;
+  const rows = await db.selectFrom(table).select('name').execute();
   return rows.map((r: { name: string }) => r.name);
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createTestStore, type TestStore } from '../testing/build-test-app.ts';
+import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createDatabase, type Database } from './database.ts';
 import { migrateToLatest } from './migrator.ts';
 import { PreparedQueryError, prepareQuery } from './prepared-query.ts';
@@ -8,7 +8,7 @@ let store: TestStore;
 let database: Database;
 
 beforeAll(async () => {
-  store = createTestStore();
+  store = await createTestStore();
   database = createDatabase(store.url);
   await migrateToLatest(database.db);
   const { db } = database;
@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database.close();
-  store.dispose();
+  await store.dispose();
 });
 
 test('one compiled query, run with the values of each call; constants stay', async () => {

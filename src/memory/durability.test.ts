@@ -1,14 +1,13 @@
 /**
- * Nothing acknowledged is lost: a real server process on a SQLite file, killed without warning
- * (SIGKILL) right after the last acknowledgement or with writes still in flight, and stopped
- * with SIGTERM while requests are in flight. After a restart on the same file, every
+ * Nothing acknowledged is lost: a real server process on a store (a SQLite file, or a PostgreSQL
+ * database), killed without warning (SIGKILL) right after the last acknowledgement or with
+ * writes still in flight, and stopped with SIGTERM while requests are in flight. After a restart
+ * on the same store, every
  * acknowledged write is there, and cursors taken before the kill still serve the changes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
+import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import type { MemoryItem } from './memory.schemas.ts';
 
 type Item = MemoryItem;
@@ -26,27 +25,28 @@ interface Demo {
   token: string;
 }
 
-const dirs: string[] = [];
+const stores: TestStore[] = [];
 const servers: ServerProcess[] = [];
 
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.kill();
 });
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+afterAll(async () => {
+  for (const store of stores.splice(0)) await store.dispose();
 });
 
-function tempDatabase(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mnemo-durability-'));
-  dirs.push(dir);
-  return join(dir, 'mnemo.db');
+/** A store of the suite's engine, removed once the file's tests are done. */
+async function tempDatabase(): Promise<string> {
+  const store = await createTestStore();
+  stores.push(store);
+  return store.url;
 }
 
-async function startServer(file: string, port?: number): Promise<ServerProcess> {
+async function startServer(url: string, port?: number): Promise<ServerProcess> {
   const server = await startServerProcess({
     ...(port === undefined ? {} : { port }),
     env: {
-      MNEMO_DATABASE_URL: `sqlite:${file}`,
+      MNEMO_DATABASE_URL: url,
       MNEMO_SEED_DEMO: 'on',
       MNEMO_LOG_LEVEL: 'warn',
       MNEMO_RATE_LIMIT_PER_MINUTE: '0',
@@ -205,8 +205,8 @@ async function fire(
 
 describe('SIGKILL', () => {
   test('right after the last acknowledgement: every acknowledged write survives a restart, and cursors taken before still serve the changes', async () => {
-    const file = tempDatabase();
-    let server = await startServer(file);
+    const url = await tempDatabase();
+    let server = await startServer(url);
     const demo = await readDemo(server);
     let call = client(server.url, demo);
 
@@ -281,7 +281,7 @@ describe('SIGKILL', () => {
     expect(full.status).toBe(200);
     expect(incremental.status).toBe(200);
 
-    server = await startServer(file, server.port);
+    server = await startServer(url, server.port);
     call = client(server.url, demo);
     const after = await fullList(call);
     const final = new Map(after.memories.map((m) => [m.id, m]));
@@ -327,8 +327,8 @@ describe('SIGKILL', () => {
   });
 
   test('with writes in flight: every acknowledged write survives; an unacknowledged one is all or nothing', async () => {
-    const file = tempDatabase();
-    let server = await startServer(file);
+    const url = await tempDatabase();
+    let server = await startServer(url);
     const demo = await readDemo(server);
     let call = client(server.url, demo);
 
@@ -369,7 +369,7 @@ describe('SIGKILL', () => {
     expect(full.status).toBe(200);
     expect(incremental.status).toBe(200);
 
-    server = await startServer(file, server.port);
+    server = await startServer(url, server.port);
     call = client(server.url, demo);
     const after = await fullList(call);
     const final = new Map(after.memories.map((m) => [m.id, m]));
@@ -437,8 +437,8 @@ describe('SIGKILL', () => {
 
 describe('restart', () => {
   test('after a crash, clients that reconnect at once are all served and catch up from their old cursors', async () => {
-    const file = tempDatabase();
-    let server = await startServer(file);
+    const url = await tempDatabase();
+    let server = await startServer(url);
     const demo = await readDemo(server);
     let call = client(server.url, demo);
     const seeds = await seed(call, 30, 'seed');
@@ -453,7 +453,7 @@ describe('restart', () => {
     expect(changes.map((a) => a.status)).toEqual([...Array(20).fill(200), 201]);
     await server.kill();
 
-    server = await startServer(file, server.port);
+    server = await startServer(url, server.port);
     call = client(server.url, demo);
     // Sixteen clients come back at the same moment: these are the new process's first requests.
     const CLIENTS = 16;
@@ -479,8 +479,8 @@ describe('restart', () => {
 
 describe('SIGTERM', () => {
   test('drains in-flight requests, answers only 2xx or 503, exits 0, and keeps every acknowledged write', async () => {
-    const file = tempDatabase();
-    let server = await startServer(file);
+    const url = await tempDatabase();
+    let server = await startServer(url);
     const demo = await readDemo(server);
     let call = client(server.url, demo);
     await fullList(call);
@@ -564,7 +564,7 @@ describe('SIGTERM', () => {
       }
     }
 
-    server = await startServer(file, server.port);
+    server = await startServer(url, server.port);
     call = client(server.url, demo);
     const final = new Map((await fullList(call)).memories.map((m) => [m.id, m]));
     expect(acknowledgedAdds.size).toBeGreaterThanOrEqual(SIGNAL_AFTER / 2);

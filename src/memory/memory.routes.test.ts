@@ -3,8 +3,6 @@
  * Every answer checked here must carry `Cache-Control: no-store` and a JSON content type.
  */
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../app.ts';
@@ -1003,7 +1001,6 @@ describe('list and incremental sync', () => {
 
   test('a cursor survives a restart on the same store', async () => {
     const first = await buildTestApp();
-    const dir = dirname(first.config.databaseUrl.slice('sqlite:'.length));
     try {
       const alice = await member(first);
       const a = api(first, alice);
@@ -1028,7 +1025,7 @@ describe('list and incremental sync', () => {
         await database.close();
       }
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await first.store.dispose();
     }
   });
 });

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
@@ -17,21 +14,7 @@ import {
 } from '../orgs/orgs.repository.ts';
 import { type AccountStatus, insertUser, updateUserStatus } from '../orgs/users.repository.ts';
 import { insertProject, upsertProjectAccess } from '../projects/projects.repository.ts';
-
-export interface TestStore {
-  readonly url: string;
-  /** Removes what the store left behind (a temp folder). */
-  readonly dispose: () => void;
-}
-
-/** A fresh, empty store for one test file: a SQLite file in a temp folder. */
-export function createTestStore(): TestStore {
-  const dir = mkdtempSync(join(tmpdir(), 'mnemo-test-'));
-  return {
-    url: `sqlite:${join(dir, 'mnemo.db')}`,
-    dispose: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
+import { createTestStore, type TestStore } from './test-store.ts';
 
 /** Builds a Config as the server would from this environment, over the defaults. */
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -42,6 +25,7 @@ export interface TestApp {
   readonly app: FastifyInstance;
   readonly database: Database;
   readonly config: Config;
+  readonly store: TestStore;
   readonly fixtures: Fixtures;
   /** `app.inject` with a credential and organization: the usual memory request. */
   readonly request: (
@@ -52,8 +36,8 @@ export interface TestApp {
 }
 
 /**
- * The real app on a real migrated store, for `app.inject` or `app.listen`. Rate limiting is off
- * unless the environment given turns it on.
+ * The real app on a real migrated store of its own (the suite's engine: test-store.ts), for
+ * `app.inject` or `app.listen`. Rate limiting is off unless the environment given turns it on.
  */
 export async function buildTestApp(
   env: Record<string, string> = {},
@@ -62,7 +46,7 @@ export async function buildTestApp(
     readonly wrapDatabase?: (database: Database) => Database;
   } = {},
 ): Promise<TestApp> {
-  const store = createTestStore();
+  const store = await createTestStore();
   const config = testConfig({ MNEMO_DATABASE_URL: store.url, ...env });
   const database = createDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
@@ -77,6 +61,7 @@ export async function buildTestApp(
     app,
     database,
     config,
+    store,
     fixtures: createFixtures(database, config),
     request: (who, options) =>
       app.inject({
@@ -90,7 +75,7 @@ export async function buildTestApp(
     close: async () => {
       await app.close();
       await database.close();
-      store.dispose();
+      await store.dispose();
     },
   };
 }
