@@ -61,9 +61,10 @@ export async function createTestStore(engine: TestEngine = testEngine()): Promis
   if (!adminUrl) {
     throw new Error('MNEMO_TEST_ENGINE=postgres needs MNEMO_TEST_POSTGRES_URL (postgres://…)');
   }
-  const name = `mnemo_test_${randomBytes(6).toString('hex')}`;
-  await onAdmin(adminUrl, `create database ${name}`);
   const url = new URL(adminUrl);
+  // Named after the run's database, so whoever made that one can find and drop what is left.
+  const name = `${url.pathname.slice(1) || 'postgres'}_${randomBytes(6).toString('hex')}`;
+  await onAdmin(adminUrl, `create database ${name}`);
   url.pathname = `/${name}`;
   return {
     engine,
