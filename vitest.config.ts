@@ -13,6 +13,11 @@ if (!postgresUrl) {
     'mnemo tests: MNEMO_TEST_POSTGRES_URL is not set, so the suite runs on SQLite only\n',
   );
 }
+if (!process.env.MNEMO_TEST_REDIS_URL) {
+  process.stderr.write(
+    'mnemo tests: MNEMO_TEST_REDIS_URL is not set, so the tests of limits shared through Redis are skipped\n',
+  );
+}
 
 const shared = {
   testTimeout: 30_000,
