@@ -18,14 +18,17 @@ export interface RateLimiter {
   peek(key: string): Promise<RateDecision>;
 }
 
+/**
+ * Atomic counters with expiry: rate-limiter-flexible's, in any store, or a wrapper over them
+ * (redis-counters.ts). The limiter only uses these three, each window's count under its own key.
+ */
+export type Counters = Pick<RateLimiterAbstract, 'get' | 'consume' | 'reward'>;
+
 export interface SlidingWindowOptions {
   readonly limit: number;
   readonly windowSeconds?: number;
-  /**
-   * Atomic counters with expiry (rate-limiter-flexible, any store); the limiter only uses
-   * consume/get/reward, each window's count under its own key.
-   */
-  readonly counters?: RateLimiterAbstract;
+  /** Where the counts live; by default in this process. Keys must live two windows. */
+  readonly counters?: Counters | undefined;
   readonly now?: () => number;
 }
 
@@ -117,7 +120,7 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
   };
 }
 
-async function consume(counters: RateLimiterAbstract, key: string): Promise<number> {
+async function consume(counters: Counters, key: string): Promise<number> {
   try {
     return (await counters.consume(key, 1)).consumedPoints;
   } catch (rejection) {
