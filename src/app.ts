@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.ts';
+import { createStoreProbe } from './db/availability.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
 import { createCursorCodec } from './memory/cursor.ts';
@@ -12,9 +13,15 @@ import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createPlatformAuthentication } from './platform/authenticate.ts';
 import { createCredentialVerifier } from './platform/credentials.ts';
 import { registerDrain } from './platform/drain.ts';
-import { frameworkErrors, noStore, registerErrorHandling } from './platform/error-handler.ts';
+import {
+  frameworkErrors,
+  noStore,
+  registerErrorHandling,
+  sendStoreUnavailable,
+} from './platform/error-handler.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
+import { connectRedisCounters } from './platform/redis-counters.ts';
 import { strictValidatorCompiler } from './platform/validator.ts';
 
 export interface AppDeps {
@@ -32,6 +39,9 @@ const LIST_CACHE_BODY_BYTES = 1024 * 1024;
 
 /** 64 KiB: far above the largest valid memory, low enough to refuse abuse cheaply. */
 const BODY_LIMIT = 64 * 1024;
+
+/** How long /readyz waits for the store's answer: a probe must not hang with it. */
+const READY_TIMEOUT_MS = 1000;
 
 /** The composition root: every part of the HTTP interface is wired here, explicitly. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -63,8 +73,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   await registerOpenApi(app, config.publicUrl);
 
-  const limiter = (perMinute: number) =>
-    perMinute > 0 ? createSlidingWindowLimiter({ limit: perMinute }) : undefined;
+  // Both limits count in Redis when there is one (one connection per process), else here. A
+  // minute's counts are read until the end of the next minute: they are kept two.
+  const shared = config.redisUrl
+    ? await connectRedisCounters({ url: config.redisUrl, log: app.log })
+    : undefined;
+  if (shared) app.addHook('onClose', () => shared.close());
+  const limiter = (name: string, perMinute: number) =>
+    perMinute > 0
+      ? createSlidingWindowLimiter({ limit: perMinute, counters: shared?.counters(name, 2 * 60) })
+      : undefined;
   const authenticate = createPlatformAuthentication({
     database,
     verify: createCredentialVerifier({
@@ -72,8 +90,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       publicUrl: config.publicUrl,
       outsideIssuer: config.outsideIssuer,
     }),
-    rateLimiter: deps.rateLimiter ?? limiter(config.rateLimitPerMinute),
-    failedAuthLimiter: deps.failedAuthLimiter ?? limiter(config.failedAuthPerMinute),
+    rateLimiter: deps.rateLimiter ?? limiter('credential', config.rateLimitPerMinute),
+    failedAuthLimiter: deps.failedAuthLimiter ?? limiter('failed-auth', config.failedAuthPerMinute),
   });
 
   const service = createMemoryService({
@@ -101,6 +119,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     () => ({ ok: true as const }),
+  );
+  // Readiness, for a load balancer: no credential, no rate limit. While draining after SIGTERM
+  // the drain hook answers 503 before this runs (platform/drain.ts).
+  const storeAnswers = createStoreProbe(database.reader, READY_TIMEOUT_MS);
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Readiness: the store answers within 1 s, and the process is not draining',
+        response: {
+          200: Type.Object({ ready: Type.Literal(true) }),
+          503: Type.Object(
+            { error: Type.String() },
+            {
+              description: 'Not ready: the store does not answer, or the process is shutting down',
+              headers: {
+                'retry-after': { type: 'integer', description: 'Seconds before asking again' },
+              },
+            },
+          ),
+        },
+      },
+    },
+    async (_request, reply) =>
+      (await storeAnswers()) ? { ready: true as const } : sendStoreUnavailable(reply),
   );
   return app;
 }

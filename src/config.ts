@@ -9,6 +9,9 @@ const Env = Type.Object({
   HOST: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*[^/])?$' })),
   MNEMO_DATABASE_URL: Type.Optional(Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' })),
+  MNEMO_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$' })),
+  MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
+  MNEMO_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+$' })),
   MNEMO_ENV: Type.Optional(
     Type.Union([Type.Literal('sandbox'), Type.Literal('staging'), Type.Literal('production')]),
   ),
@@ -40,6 +43,12 @@ export interface Config {
   readonly host: string;
   readonly publicUrl: string;
   readonly databaseUrl: string;
+  /** PostgreSQL: the most connections this process opens. */
+  readonly databasePoolSize: number;
+  /** PostgreSQL: the longest a statement may run (lock waits included) before it is cancelled. */
+  readonly databaseStatementTimeoutMs: number;
+  /** The Redis that rate limits are counted in, shared by every process; none: in the process. */
+  readonly redisUrl: string | undefined;
   readonly env: Environment;
   /** Requests per minute per credential subject; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number;
@@ -100,6 +109,9 @@ function fromEnv(env: Env): Config {
     host,
     publicUrl: env.MNEMO_PUBLIC_URL ?? `http://${urlHost}:${port}`,
     databaseUrl: env.MNEMO_DATABASE_URL ?? 'sqlite:./data/mnemo.db',
+    databasePoolSize: Number(env.MNEMO_DATABASE_POOL_SIZE ?? '10'),
+    databaseStatementTimeoutMs: Number(env.MNEMO_DATABASE_STATEMENT_TIMEOUT_MS ?? '5000'),
+    redisUrl: env.MNEMO_REDIS_URL,
     env: env.MNEMO_ENV ?? 'sandbox',
     rateLimitPerMinute,
     // DESIGN: a rate of 0 turns both limits off (benchmarks).

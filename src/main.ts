@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createDatabase, type Database } from './db/database.ts';
@@ -12,10 +12,21 @@ const DEMO_CREDENTIAL_TTL = 24 * 3600;
 
 /** Starts the service: store → schema → keys → demo data → HTTP; closes cleanly on SIGTERM. */
 export async function start(config: Config): Promise<FastifyInstance> {
-  const database = createDatabase(config.databaseUrl);
+  // The pool reports the idle connections it lost (the server restarted, a backend was
+  // terminated) and replaces them by itself: a warning in the app's log, once there is one.
+  let log: FastifyBaseLogger | undefined;
+  const database = createDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    onIdleConnectionError: (error) => {
+      if (log) log.warn({ err: error }, 'an idle database connection failed; the pool replaces it');
+      else process.stderr.write(`mnemo: an idle database connection failed: ${error.message}\n`);
+    },
+  });
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
   const app = await buildApp({ config, database });
+  log = app.log;
   // The signing key and the store's secrets were written outside `write`: on disk before use.
   await database.sync();
   if (config.tombstoneRetentionDays > 0) {

@@ -48,10 +48,20 @@ export interface Database {
 }
 
 export interface DatabaseOptions {
-  /** PostgreSQL pool size. */
+  /** PostgreSQL: the most connections the pool opens. Default 10. */
   readonly poolSize?: number;
-  /** PostgreSQL statement timeout in milliseconds. */
+  /**
+   * PostgreSQL: the longest a statement may run, waiting for locks included, before the server
+   * cancels it (`57014`). Default 5000.
+   */
   readonly statementTimeoutMs?: number;
+  /**
+   * PostgreSQL: called when a pooled connection fails while idle (the server restarted, or
+   * terminated its backend). The pool has already dropped it and opens a fresh one on the next
+   * checkout; this only reports it. Without it, such failures pass silently; a connection that
+   * fails while in use fails its query instead, which reports it.
+   */
+  readonly onIdleConnectionError?: (error: Error) => void;
 }
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
@@ -97,12 +107,34 @@ function createSqlite(path: string): Database {
 // bigint columns hold milliseconds and counters, far below 2^53: read them as numbers.
 const INT8_OID = 20;
 
+/** The longest a connection may take to open, and a request may wait for a free one. */
+const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * How much longer than the statement timeout the client waits for an answer before giving up on
+ * its own: the server cancels a slow statement itself, so this only fires when the network
+ * swallows packets (no reset, no answer), which would otherwise hold the request for minutes.
+ */
+const ANSWER_GRACE_MS = 1000;
+/**
+ * The server ends a session left inside a transaction this long without a statement: a process
+ * stalled or cut off mid-transaction must not hold its row locks until TCP notices.
+ */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+/** TCP keep-alive on idle connections, so NATs and load balancers keep them open. */
+const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
+
 function createPostgres(url: string, options: DatabaseOptions): Database {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
   const pool = new pg.Pool({
     connectionString: url,
+    application_name: 'mnemo',
     max: options.poolSize ?? 10,
-    statement_timeout: options.statementTimeoutMs ?? 5000,
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + ANSWER_GRACE_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_INITIAL_DELAY_MS,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID
@@ -110,6 +142,13 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
           : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
+  // A connection that breaks emits 'error' on its client, and an 'error' nobody listens to ends
+  // the process. In use, the failure also reaches the query (and its request, as a 503), and the
+  // broken client is dropped when released: the listener only keeps the process alive. Idle, the
+  // pool drops the client itself and re-emits the error on the pool: reported, then nothing to do.
+  const ignore = () => {};
+  pool.on('connect', (client) => client.on('error', ignore));
+  pool.on('error', options.onIdleConnectionError ?? ignore);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

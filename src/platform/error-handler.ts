@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isStoreUnavailable } from '../db/availability.ts';
 import { ApiError } from './errors.ts';
 import { describeValidationError } from './validation-messages.ts';
 
@@ -14,6 +15,21 @@ export function sendError(reply: FastifyReply, status: number, message: string) 
     .send({ error: message });
 }
 
+/**
+ * The store cannot be reached or answered too late (db/availability.ts): the request did not
+ * happen (a write is one transaction, rolled back), and the same request may succeed shortly.
+ */
+export const STORE_UNAVAILABLE_MESSAGE = 'the store is unavailable; retry shortly';
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+export function sendStoreUnavailable(reply: FastifyReply) {
+  return sendError(
+    reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS)),
+    503,
+    STORE_UNAVAILABLE_MESSAGE,
+  );
+}
+
 // Fastify's own 4xx errors, with messages a client can act on.
 const frameworkMessages: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'malformed JSON body',
@@ -27,7 +43,8 @@ const frameworkMessages: Record<string, string> = {
 
 /**
  * One renderer for every error of the HTTP interface: `{"error": "…"}`, no stack, no internal
- * message. 5xx details go to the log only.
+ * message. 5xx details go to the log only. A store that is unreachable or too slow answers 503
+ * with `Retry-After`, wherever it failed (authentication reads it too); any other failure, 500.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -43,6 +60,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
         400,
         describeValidationError(error.validation, error.validationContext),
       );
+    }
+    if (isStoreUnavailable(error)) {
+      request.log.warn({ err: error }, 'store unavailable');
+      return sendStoreUnavailable(reply);
     }
     const status = error.statusCode ?? 500;
     if (status < 500) {

@@ -48,7 +48,10 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const store = await createTestStore();
   const config = testConfig({ MNEMO_DATABASE_URL: store.url, ...env });
-  const database = createDatabase(config.databaseUrl);
+  const database = createDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
   const app = await buildApp({
