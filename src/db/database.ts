@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createDurability } from './durability.ts';
 import { createGroupCommit } from './group-commit.ts';
+import { retryOnConflict } from './postgres-retry.ts';
 import type { QueryRunner } from './prepared-query.ts';
 import {
   createNodeSqliteDatabase,
@@ -28,9 +29,11 @@ export interface Database {
   /**
    * Runs `job` in a write transaction and settles once it committed and is on disk: the way to
    * write anything that is acknowledged. On SQLite, concurrent jobs share a commit (see
-   * group-commit.ts); on PostgreSQL each job is its own transaction. Inside a job, query through
-   * `trx` only: SQLite has one writing connection, and a query on `db` would wait for the very
-   * transaction that waits for it.
+   * group-commit.ts); on PostgreSQL each job is its own transaction, run again when the server
+   * aborts it for a deadlock or serialization failure (postgres-retry.ts): a job may run more
+   * than once, and must do nothing but query `trx`. Inside a job, query through `trx` only:
+   * SQLite has one writing connection, and a query on `db` would wait for the very transaction
+   * that waits for it.
    */
   write<T>(job: (trx: Kysely<Tables>) => Promise<T>): Promise<T>;
   /**
@@ -154,7 +157,7 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
     db,
     dialect: 'postgres',
     reader: db,
-    write: (job) => db.transaction().execute(job),
+    write: (job) => retryOnConflict(() => db.transaction().execute(job)),
     durable: () => undefined,
     sync: async () => {},
     close: () => db.destroy(),
