@@ -50,9 +50,15 @@ test('a store that cannot sync: 500 {"error"}, nothing else', async () => {
   apps.push(t);
   const orgId = await t.fixtures.org();
   const who = { orgId, token: (await t.fixtures.user(orgId)).token };
+  expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
   failed = true;
   const res = await t.request(who, { method: 'GET', url: '/api/v1/memory' });
   expect(res.statusCode).toBe(500);
   expect(res.headers['cache-control']).toBe('no-store');
   expect(res.json()).toEqual({ error: 'internal server error' });
+  // Not ready either: a load balancer stops sending it requests it would fail.
+  const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+  expect(ready.statusCode).toBe(503);
+  expect(ready.headers['retry-after']).toBe('2');
+  expect(ready.json()).toEqual({ error: 'the store is unavailable; retry shortly' });
 });

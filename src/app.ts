@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.ts';
-import { createStoreProbe } from './db/availability.ts';
+import { createStoreProbe, readinessCheck } from './db/availability.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
 import { createCursorCodec } from './memory/cursor.ts';
@@ -52,6 +52,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors,
     // Shutdown is handled by registerDrain, in the interface's error shape.
     return503OnClosing: false,
+    // Behind a load balancer, the client's address (failed-auth limit, logs) comes from
+    // X-Forwarded-For, believed only from the proxies named.
+    ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy.join(',') } : {}),
   });
   app.setValidatorCompiler(strictValidatorCompiler);
   app.decorateRequest('caller');
@@ -122,13 +125,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   // Readiness, for a load balancer: no credential, no rate limit. While draining after SIGTERM
   // the drain hook answers 503 before this runs (platform/drain.ts).
-  const storeAnswers = createStoreProbe(database.reader, READY_TIMEOUT_MS);
+  const storeAnswers = createStoreProbe(readinessCheck(database), READY_TIMEOUT_MS);
   app.get(
     '/readyz',
     {
       schema: {
         tags: ['service'],
-        summary: 'Readiness: the store answers within 1 s, and the process is not draining',
+        summary:
+          'Readiness: the store answers and syncs within 1 s, and the process is not draining',
         response: {
           200: Type.Object({ ready: Type.Literal(true) }),
           503: Type.Object(

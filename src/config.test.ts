@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       databasePoolSize: 10,
       databaseStatementTimeoutMs: 5000,
       redisUrl: undefined,
+      trustProxy: [],
       env: 'sandbox',
       rateLimitPerMinute: 60,
       failedAuthPerMinute: 100,
@@ -31,6 +32,7 @@ describe('loadConfig', () => {
       MNEMO_DATABASE_POOL_SIZE: '25',
       MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: '1500',
       MNEMO_REDIS_URL: 'rediss://:secret@cache.internal:6380/2',
+      MNEMO_TRUST_PROXY: '10.0.0.0/8, 192.0.2.1,fd00::/8, loopback',
       MNEMO_ENV: 'production',
       MNEMO_RATE_LIMIT_PER_MINUTE: '120',
       MNEMO_FAILED_AUTH_PER_MINUTE: '20',
@@ -51,6 +53,7 @@ describe('loadConfig', () => {
       databasePoolSize: 25,
       databaseStatementTimeoutMs: 1500,
       redisUrl: 'rediss://:secret@cache.internal:6380/2',
+      trustProxy: ['10.0.0.0/8', '192.0.2.1', 'fd00::/8', 'loopback'],
       env: 'production',
       rateLimitPerMinute: 120,
       failedAuthPerMinute: 20,
@@ -117,6 +120,9 @@ describe('loadConfig', () => {
     [{ MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: '5s' }, /MNEMO_DATABASE_STATEMENT_TIMEOUT_MS/],
     [{ MNEMO_REDIS_URL: 'cache.internal:6379' }, /MNEMO_REDIS_URL/],
     [{ MNEMO_REDIS_URL: 'http://cache.internal' }, /MNEMO_REDIS_URL/],
+    [{ MNEMO_TRUST_PROXY: '10.0.0.0/33' }, /MNEMO_TRUST_PROXY: .*"10.0.0.0\/33"/],
+    [{ MNEMO_TRUST_PROXY: 'lb.internal, ::1' }, /MNEMO_TRUST_PROXY: .*"lb.internal"$/],
+    [{ MNEMO_TRUST_PROXY: 'true' }, /MNEMO_TRUST_PROXY/],
   ])('%j is refused', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -12,6 +13,7 @@ const Env = Type.Object({
   MNEMO_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$' })),
   MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
   MNEMO_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+$' })),
+  MNEMO_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_ENV: Type.Optional(
     Type.Union([Type.Literal('sandbox'), Type.Literal('staging'), Type.Literal('production')]),
   ),
@@ -49,6 +51,11 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** The Redis that rate limits are counted in, shared by every process; none: in the process. */
   readonly redisUrl: string | undefined;
+  /**
+   * Addresses of the proxies in front (IPs, CIDR ranges, or proxy-addr's `loopback`,
+   * `linklocal`, `uniquelocal`) whose `X-Forwarded-For` names the client; none: the peer is.
+   */
+  readonly trustProxy: readonly string[];
   readonly env: Environment;
   /** Requests per minute per credential subject; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number;
@@ -112,6 +119,7 @@ function fromEnv(env: Env): Config {
     databasePoolSize: Number(env.MNEMO_DATABASE_POOL_SIZE ?? '10'),
     databaseStatementTimeoutMs: Number(env.MNEMO_DATABASE_STATEMENT_TIMEOUT_MS ?? '5000'),
     redisUrl: env.MNEMO_REDIS_URL,
+    trustProxy: parseTrustProxy(env.MNEMO_TRUST_PROXY),
     env: env.MNEMO_ENV ?? 'sandbox',
     rateLimitPerMinute,
     // DESIGN: a rate of 0 turns both limits off (benchmarks).
@@ -124,4 +132,28 @@ function fromEnv(env: Env): Config {
     tombstoneRetentionDays: Number(env.MNEMO_TOMBSTONE_RETENTION_DAYS ?? '0'),
     logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
   });
+}
+
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `10.0.0.0/8, loopback` → its entries, each an address, a CIDR range or a named range. */
+function parseTrustProxy(value: string | undefined): readonly string[] {
+  if (value === undefined) return [];
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !isProxyEntry(entry));
+  if (bad.length > 0) {
+    throw new ConfigError(
+      `invalid configuration: MNEMO_TRUST_PROXY: not an address, CIDR range or loopback|linklocal|uniquelocal: ${bad.map((e) => JSON.stringify(e)).join(', ')}`,
+    );
+  }
+  return entries;
+}
+
+function isProxyEntry(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }

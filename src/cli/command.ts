@@ -71,7 +71,10 @@ export async function withStore<T>(run: (context: StoreContext) => Promise<T>): 
   } catch (error) {
     throw error instanceof ConfigError ? new InvalidConfiguration(error.message) : error;
   }
-  const database = createDatabase(config.databaseUrl);
+  const database = createDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
   try {
     let applied: string[];
     try {

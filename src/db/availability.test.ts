@@ -14,7 +14,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { notFound } from '../platform/errors.ts';
 import { freePort } from '../testing/server-process.ts';
-import { createStoreProbe, isStoreUnavailable } from './availability.ts';
+import { createStoreProbe, isStoreUnavailable, readinessCheck } from './availability.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -189,10 +189,17 @@ describe('createStoreProbe', () => {
   };
 
   test('true when the store answers, false when it fails', async () => {
-    expect(await createStoreProbe(answering, 1000)()).toBe(true);
+    expect(
+      await createStoreProbe(
+        readinessCheck({ reader: answering, durable: () => undefined }),
+        1000,
+      )(),
+    ).toBe(true);
     const refused = await pgFailure(await freePort());
     const failing = { executeQuery: () => Promise.reject(refused) };
-    expect(await createStoreProbe(failing, 1000)()).toBe(false);
+    expect(
+      await createStoreProbe(readinessCheck({ reader: failing, durable: () => undefined }), 1000)(),
+    ).toBe(false);
   });
 
   test('false once the bound passes; a hanging query is shared, not repeated', async () => {
@@ -207,7 +214,10 @@ describe('createStoreProbe', () => {
         });
       },
     };
-    const probe = createStoreProbe(hanging, 100);
+    const probe = createStoreProbe(
+      readinessCheck({ reader: hanging, durable: () => undefined }),
+      100,
+    );
     const started = Date.now();
     expect(await Promise.all([probe(), probe()])).toEqual([false, false]);
     expect(Date.now() - started).toBeLessThan(1000);
@@ -220,5 +230,12 @@ describe('createStoreProbe', () => {
     answer();
     expect(await next).toBe(true);
     expect(queries).toBe(2);
+  });
+
+  test('false while the store cannot make its commits durable', async () => {
+    const failedSync = Promise.reject(new Error('fsync failed: EIO'));
+    failedSync.catch(() => {});
+    const check = readinessCheck({ reader: answering, durable: () => failedSync });
+    expect(await createStoreProbe(check, 1000)()).toBe(false);
   });
 });

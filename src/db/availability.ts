@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import type { QueryRunner } from './prepared-query.ts';
+import type { Database } from './database.ts';
 
 /**
  * Node's socket and resolver errors: the store's host cannot be reached, or the connection to it
@@ -92,14 +92,31 @@ function unavailable(error: unknown, depth: number): boolean {
 const SELECT_ONE = CompiledQuery.raw('select 1 as one');
 
 /**
- * A readiness probe: resolves true when the store answers `select 1` within `timeoutMs`, false
- * when it fails or is late. A probe still waiting for its answer is shared by the calls that
- * arrive meanwhile, so a store that hangs holds one connection for probes, not one per call.
+ * What readiness asks of a store: that its commits reach the disk (a SQLite store whose fsync
+ * failed refuses every write until restarted) and that it answers a query.
  */
-export function createStoreProbe(reader: QueryRunner, timeoutMs: number): () => Promise<boolean> {
+export function readinessCheck(
+  database: Pick<Database, 'reader' | 'durable'>,
+): () => Promise<unknown> {
+  return async () => {
+    const synced = database.durable();
+    if (synced) await synced;
+    return database.reader.executeQuery(SELECT_ONE);
+  };
+}
+
+/**
+ * A readiness probe: resolves true when `check` succeeds within `timeoutMs`, false when it fails
+ * or is late. A check still waiting for its answer is shared by the calls that arrive meanwhile,
+ * so a store that hangs holds one connection for probes, not one per call.
+ */
+export function createStoreProbe(
+  check: () => Promise<unknown>,
+  timeoutMs: number,
+): () => Promise<boolean> {
   let inFlight: Promise<boolean> | undefined;
   return () => {
-    inFlight ??= reader.executeQuery(SELECT_ONE).then(
+    inFlight ??= check().then(
       () => true,
       () => false,
     );

@@ -18,6 +18,7 @@ import {
   OkResponse,
   OrganizationHeader,
   RateLimitedBody,
+  StoreUnavailableBody,
   UpdateBody,
   UserQuery,
 } from './memory.schemas.ts';
@@ -45,6 +46,7 @@ const unsupportedMediaType = () =>
 
 const errors = {
   429: RateLimitedBody,
+  503: StoreUnavailableBody,
   '4xx': ErrorBody,
   '5xx': ErrorBody,
 };

@@ -148,3 +148,14 @@ export const OkResponse = Type.Object(
   { ok: Type.Literal(true) },
   { description: 'Deleted (or already deleted)' },
 );
+
+export const StoreUnavailableBody = Type.Object(
+  { error: Type.String() },
+  {
+    description:
+      'The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly',
+    headers: {
+      'retry-after': { type: 'integer', description: 'Seconds before trying again' },
+    },
+  },
+);

@@ -119,4 +119,48 @@ describe('failed authentication per client address', () => {
     expect((await from('198.51.100.1', 'guess')).statusCode).toBe(401);
     expect((await from('198.51.100.1', as.token)).statusCode).toBe(200);
   });
+
+  describe('behind a load balancer', () => {
+    const guess = async (t: TestApp, orgId: string, forwardedFor: string) =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: BASE,
+          remoteAddress: '10.0.0.5',
+          headers: {
+            authorization: 'Bearer guess',
+            'x-organization-id': orgId,
+            'x-forwarded-for': forwardedFor,
+          },
+        })
+      ).statusCode;
+
+    test('with MNEMO_TRUST_PROXY naming it, each client behind it has its own budget', async () => {
+      const { t, orgId } = await limitedApp({
+        MNEMO_RATE_LIMIT_PER_MINUTE: '60',
+        MNEMO_FAILED_AUTH_PER_MINUTE: '2',
+        MNEMO_TRUST_PROXY: '10.0.0.0/8',
+      });
+      expect([
+        await guess(t, orgId, '192.0.2.7'),
+        await guess(t, orgId, '192.0.2.7'),
+        await guess(t, orgId, '192.0.2.7'),
+      ]).toEqual([401, 401, 429]);
+      expect(await guess(t, orgId, '198.51.100.1')).toBe(401);
+      // A client cannot pick its own address: only the proxy's entry is believed.
+      expect(await guess(t, orgId, '198.51.100.9, 192.0.2.7')).toBe(429);
+    });
+
+    test('without it, X-Forwarded-For is not believed: the peer address is the client', async () => {
+      const { t, orgId } = await limitedApp({
+        MNEMO_RATE_LIMIT_PER_MINUTE: '60',
+        MNEMO_FAILED_AUTH_PER_MINUTE: '2',
+      });
+      expect([
+        await guess(t, orgId, '192.0.2.7'),
+        await guess(t, orgId, '198.51.100.1'),
+        await guess(t, orgId, '203.0.113.3'),
+      ]).toEqual([401, 401, 429]);
+    });
+  });
 });
