@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createDurability } from './durability.ts';
 import { createGroupCommit } from './group-commit.ts';
+import { withNamedStatements } from './postgres-named-statements.ts';
 import { retryOnConflict } from './postgres-retry.ts';
 import type { QueryRunner } from './prepared-query.ts';
 import {
@@ -152,7 +153,9 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
   const ignore = () => {};
   pool.on('connect', (client) => client.on('error', ignore));
   pool.on('error', options.onIdleConnectionError ?? ignore);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({
+    dialect: new PostgresDialect({ pool: withNamedStatements(pool) }),
+  });
   return {
     db,
     dialect: 'postgres',

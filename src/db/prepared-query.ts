@@ -67,6 +67,7 @@ export function prepareQuery<Params extends object, Row>(
     );
   }
 
+  registerStatement(compiled.sql);
   const bind = (values: Params): CompiledQuery<Row> => ({
     ...compiled,
     parameters: slots.map((slot) => ('name' in slot ? values[slot.name] : slot.value)),
@@ -77,4 +78,21 @@ export function prepareQuery<Params extends object, Row>(
     rows: async (executor, values) => (await execute(executor, values)).rows,
     first: async (executor, values) => (await execute(executor, values)).rows[0],
   };
+}
+
+/** The SQL of every prepared query, with the statement name a server may keep it under. */
+const statementNames = new Map<string, string>();
+
+function registerStatement(sql: string): void {
+  if (!statementNames.has(sql)) statementNames.set(sql, `mnemo_${statementNames.size + 1}`);
+}
+
+/**
+ * The name under which a server may keep `sql` parsed and planned, when it is the SQL of a
+ * prepared query: those are few and fixed for the life of the process, so a connection keeps
+ * one statement per query, never more. Undefined for any other SQL (built per call, its text
+ * may vary without bound).
+ */
+export function preparedStatementName(sql: string): string | undefined {
+  return statementNames.get(sql);
 }

@@ -14,6 +14,18 @@ export interface ScopeState {
 const SHOWN = ['id', 'content', 'category', 'created_at', 'updated_at', 'deleted_at'] as const;
 export type ShownMemory = Pick<MemoryRow, (typeof SHOWN)[number]>;
 
+/** What a write reads of a memory: its state, and what an answer shows. */
+const WRITABLE = [
+  'id',
+  'content',
+  'fold_key',
+  'category',
+  'created_at',
+  'updated_at',
+  'version',
+  'deleted_at',
+] as const;
+
 /** A memory as an answer shows it, with the store it lives in. */
 export type ReachableMemory = ShownMemory & {
   scope_kind: 'user' | 'project';
@@ -108,8 +120,10 @@ export function createMemoryRepository(database: Database) {
   const writeMemoryIfUnchanged = prepareQuery((p: MemoryState & { expected: number }) =>
     writeState(p).where('updated_at', '=', p.expected),
   );
+  // Named columns, never `*`: on PostgreSQL a prepared statement's result shape is fixed, and a
+  // column added by a later migration would fail `*` on the processes still running.
   const byId = prepareQuery((p: { id: string }) =>
-    db.selectFrom('memories').selectAll().where('id', '=', p.id),
+    db.selectFrom('memories').select(WRITABLE).where('id', '=', p.id),
   );
   const listActive = prepareQuery((p: { scopeId: string }) =>
     db
