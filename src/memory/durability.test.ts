@@ -6,7 +6,8 @@
  * acknowledged write is there, and cursors taken before the kill still serve the changes.
  */
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
+import { type Demo, readDemo, startDemoServer } from '../testing/demo-server.ts';
+import type { ServerProcess } from '../testing/server-process.ts';
 import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import type { MemoryItem } from './memory.schemas.ts';
 
@@ -18,11 +19,6 @@ interface Answer {
   body: unknown;
   headers: Headers | undefined;
   error?: string;
-}
-
-interface Demo {
-  orgId: string;
-  token: string;
 }
 
 const stores: TestStore[] = [];
@@ -43,24 +39,9 @@ async function tempDatabase(): Promise<string> {
 }
 
 async function startServer(url: string, port?: number): Promise<ServerProcess> {
-  const server = await startServerProcess({
-    ...(port === undefined ? {} : { port }),
-    env: {
-      MNEMO_DATABASE_URL: url,
-      MNEMO_SEED_DEMO: 'on',
-      MNEMO_LOG_LEVEL: 'warn',
-      MNEMO_RATE_LIMIT_PER_MINUTE: '0',
-    },
-  });
+  const server = await startDemoServer(url, port);
   servers.push(server);
   return server;
-}
-
-/** The demo organization and credential that main.ts announces on stdout (announceDemo). */
-async function readDemo(server: ServerProcess): Promise<Demo> {
-  const org = await server.waitForStdout(/demo organization: ([0-9a-f-]{36})\n/);
-  const token = await server.waitForStdout(/platform credential \(24 h\):\n([\w.-]+)\n/);
-  return { orgId: org[1] as string, token: token[1] as string };
 }
 
 function client(url: string, demo: Demo) {

@@ -8,7 +8,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, expect, test } from 'vitest';
-import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
+import { readDemo, startDemoServer } from '../testing/demo-server.ts';
+import type { ServerProcess } from '../testing/server-process.ts';
 import { createTestStore, type TestStore } from '../testing/test-store.ts';
 
 const stores: TestStore[] = [];
@@ -21,23 +22,9 @@ afterAll(async () => {
 });
 
 async function startServer(url: string, port?: number): Promise<ServerProcess> {
-  const server = await startServerProcess({
-    ...(port === undefined ? {} : { port }),
-    env: {
-      MNEMO_DATABASE_URL: url,
-      MNEMO_SEED_DEMO: 'on',
-      MNEMO_LOG_LEVEL: 'warn',
-      MNEMO_RATE_LIMIT_PER_MINUTE: '0',
-    },
-  });
+  const server = await startDemoServer(url, port);
   servers.push(server);
   return server;
-}
-
-async function readDemo(server: ServerProcess) {
-  const org = await server.waitForStdout(/demo organization: ([0-9a-f-]{36})\n/);
-  const token = await server.waitForStdout(/platform credential \(24 h\):\n([\w.-]+)\n/);
-  return { orgId: org[1] as string, token: token[1] as string };
 }
 
 interface RawResponse {
