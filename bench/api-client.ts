@@ -1,9 +1,9 @@
-import type { BenchServerInfo, BenchStore } from './server.ts';
+import type { BenchSeed, BenchStore } from './server.ts';
 
-/** A started bench server (bench/server.ts) and where it listens. */
+/** A started bench server (bench/server.ts: one process or several on one port), and its store. */
 export interface MnemoServer {
   readonly origin: string;
-  readonly info: BenchServerInfo;
+  readonly info: BenchSeed;
 }
 
 export interface ApiResponse {

@@ -1,7 +1,16 @@
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
-import type { LoadOptions } from './session.ts';
+import type { CpuShare, LoadOptions, ScenarioResult } from './session.ts';
 import type { Setup } from './setups.ts';
-import type { JudgedScenario, Judgement, Verdict } from './targets.ts';
+import {
+  FLOOR,
+  type JudgedScenario,
+  type Judgement,
+  SETUP_PAIRS,
+  SETUP_TARGETS,
+  type SetupComparison,
+  setupRatio,
+  type Verdict,
+} from './targets.ts';
 
 export interface Machine {
   readonly cpu: string;
@@ -36,6 +45,7 @@ export function describeMachine(): Machine {
 /** One setup's judged results. */
 export interface SetupReport {
   readonly setup: Setup;
+  readonly results: readonly ScenarioResult[];
   readonly judgement: Judgement;
   /** Processes that did not stop cleanly. */
   readonly problems: readonly string[];
@@ -45,19 +55,26 @@ export function formatHeader(
   machine: Machine,
   load: LoadOptions,
   setups: readonly Setup[],
+  engines: readonly string[],
 ): string {
   const sharing =
     machine.cores <= 2
-      ? `on ${machine.cores} cores the load generator and the server under test have about one core each`
-      : `the load generator and the server under test share ${machine.cores} cores`;
+      ? `the load generator, the server processes and the database share ${machine.cores} cores`
+      : `the load generator and the servers under test share ${machine.cores} cores`;
   const warmup = load.warmup > 0 ? `warm-up ${load.warmup} s, ` : 'no warm-up, ';
   return [
     `mnemo bench, ${machine.date}`,
     `machine:   ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`,
     `node:      ${machine.node} (sqlite ${machine.sqlite ?? 'n/a'}) for the load generator and every server`,
+    ...engines.map((line) => `engine:    ${line}`),
     `load:      autocannon in this process, loopback, ${load.connections} connections, pipelining 1, ${warmup}measured ${load.seconds} s per scenario`,
-    `processes: every server is its own process; ${sharing}`,
+    `processes: every server is a process of its own; ${sharing}`,
     ...setups.map((s) => `setup:     ${s.name}: ${s.notes}`),
+    ...(setups.length > 1
+      ? [
+          'order:     each scenario runs on every setup back to back, the order turning around at each scenario, so a ratio between setups divides runs seconds apart; each setup has its own floor, with as many processes',
+        ]
+      : []),
     'server:    log level warn, rate limit off',
     `load avg:  ${machine.loadAverage.join(' ')} (1, 5, 15 min) before the run`,
   ].join('\n');
@@ -79,60 +96,33 @@ const VERDICT_TEXT: Record<Verdict, string> = {
 const cores = (value: number | undefined) =>
   value === undefined ? '–' : `${Math.round(value * 100)}%`;
 
-const FIGURES = ['req/s', 'p50 ms', 'p99 ms', '× floor', 'server CPU', 'µs CPU/req', 'load CPU'];
-
-/** Server CPU time per response: what a request costs, whichever side limited the rate. */
-const perRequest = (cores: number | undefined, requestsPerSecond: number) =>
-  cores === undefined ? '–' : integer.format((cores / requestsPerSecond) * 1e6);
+const FIGURES = ['req/s', 'p50 ms', 'p99 ms', '× floor'];
 
 function figures(judged: JudgedScenario | undefined): string[] {
   const none = FIGURES.map(() => '–');
   if (!judged) return none;
   const { outcome } = judged.result;
   if (!outcome.ok) return [`failed (${outcome.stage})`, ...none.slice(1)];
-  const { measured, cpu } = outcome;
+  const { measured } = outcome;
   return [
     integer.format(measured.requestsPerSecond),
     ms(measured.p50),
     ms(measured.p99),
     times(judged.ratioToFloor),
-    cores(cpu.server),
-    perRequest(cpu.server, measured.requestsPerSecond),
-    cores(cpu.loadGenerator),
   ];
 }
 
 /**
- * A Markdown table, padded to read in a terminal too: one row per scenario; per setup its
- * req/s, p50, p99, ratio to that setup's floor, the CPU the server used (100% is one core busy
- * throughout) and per response, the CPU the load generator used, and verdict; one target
- * column, the same for all.
+ * A Markdown table, padded to read in a terminal too: the first `left` columns are names, the
+ * figures after them right-aligned up to column `rightUpTo` (counted from 0), text after that.
  */
-export function formatTable(reports: readonly SetupReport[]): string {
-  const prefix = (setup: Setup, column: string) =>
-    reports.length > 1 ? `${setup.name}: ${column}` : column;
-  const header = [
-    'scenario',
-    ...reports.flatMap(({ setup }) => FIGURES.map((c) => prefix(setup, c))),
-    'target',
-    ...reports.map(({ setup }) => prefix(setup, 'verdict')),
-  ];
-  const names = [
-    ...new Set(reports.flatMap((r) => r.judgement.scenarios.map((s) => s.result.scenario.name))),
-  ];
-  const rows = names.map((name) => {
-    const judged = reports.map((r) =>
-      r.judgement.scenarios.find((s) => s.result.scenario.name === name),
-    );
-    const any = judged.find((j) => j !== undefined);
-    return [
-      any?.result.scenario.title ?? name,
-      ...judged.flatMap(figures),
-      any && any.targets.length > 0 ? any.targets.join(', ') : '–',
-      ...judged.map((j) => (j ? VERDICT_TEXT[j.verdict] : '–')),
-    ];
-  });
-  const rightAligned = header.map((_, i) => i > 0 && i <= reports.length * FIGURES.length);
+function markdown(
+  header: readonly string[],
+  rows: readonly string[][],
+  left: number,
+  rightUpTo: number,
+): string {
+  const rightAligned = header.map((_, i) => i >= left && i <= rightUpTo);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     `| ${cells
@@ -144,8 +134,169 @@ export function formatTable(reports: readonly SetupReport[]): string {
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
-/** The cost comparisons, then every failure, missed target and unclean stop. */
-export function formatFindings(reports: readonly SetupReport[]): string {
+function scenarioNames(reports: readonly SetupReport[]): string[] {
+  return [...new Set(reports.flatMap((r) => r.results.map((s) => s.scenario.name)))];
+}
+
+function shortOf(reports: readonly SetupReport[], id: string): string {
+  return reports.find((r) => r.setup.id === id)?.setup.short ?? id;
+}
+
+/** The pairs of setups the targets compare, where both were run. */
+function pairsOf(reports: readonly SetupReport[]) {
+  const ran = new Set(reports.map((r) => r.setup.id));
+  return SETUP_PAIRS.filter((p) => ran.has(p.subject) && ran.has(p.base));
+}
+
+const pairName = (reports: readonly SetupReport[], pair: { subject: string; base: string }) =>
+  `${shortOf(reports, pair.subject)} ÷ ${shortOf(reports, pair.base)}`;
+
+/**
+ * One row per scenario: per setup its req/s, p50, p99 and ratio to that setup's floor; then
+ * the req/s ratio of each pair of setups a target compares (with the verdict where a target
+ * holds it on that scenario); the targets; each setup's verdict on its own targets.
+ */
+export function formatTable(
+  reports: readonly SetupReport[],
+  across: readonly SetupComparison[],
+): string {
+  const prefix = (setup: Setup, column: string) =>
+    reports.length > 1 ? `${setup.short} ${column}` : column;
+  const pairs = pairsOf(reports);
+  const header = [
+    'scenario',
+    ...reports.flatMap(({ setup }) => FIGURES.map((c) => prefix(setup, c))),
+    ...pairs.map((p) => pairName(reports, p)),
+    'target',
+    ...reports.map(({ setup }) => prefix(setup, 'verdict')),
+  ];
+  const rows = scenarioNames(reports).map((name) => {
+    const judged = reports.map((r) =>
+      r.judgement.scenarios.find((s) => s.result.scenario.name === name),
+    );
+    const any = judged.find((j) => j !== undefined);
+    const ratios = pairs.map((pair) => {
+      const ratio = setupRatio(reports, name, pair.subject, pair.base);
+      const held = across.find(
+        (c) =>
+          c.target.scenario === name &&
+          c.target.subject === pair.subject &&
+          c.target.base === pair.base,
+      );
+      const value = times(ratio?.ratio);
+      return held ? `${value} ${VERDICT_TEXT[held.verdict]}` : value;
+    });
+    const setupTargets = SETUP_TARGETS.filter(
+      (t) => t.scenario === name && pairs.some((p) => p.subject === t.subject && p.base === t.base),
+    ).map(
+      (t) => `${shortOf(reports, t.subject)} ≥ ${t.min.toFixed(2)}× ${shortOf(reports, t.base)}`,
+    );
+    const targets = [...(any?.targets ?? []), ...setupTargets];
+    return [
+      any?.result.scenario.title ?? name,
+      ...judged.flatMap(figures),
+      ...ratios,
+      targets.length > 0 ? targets.join(', ') : '–',
+      ...judged.map((j) => (j ? VERDICT_TEXT[j.verdict] : '–')),
+    ];
+  });
+  return markdown(header, rows, 1, reports.length * FIGURES.length + pairs.length);
+}
+
+const sum = (values: readonly (number | undefined)[]) =>
+  values.some((v) => v === undefined)
+    ? undefined
+    : values.reduce<number>((a, b) => a + (b ?? 0), 0);
+
+/** CPU time per response, µs: what a request costs that side, whichever side limited the rate. */
+const perRequest = (used: number | undefined, requestsPerSecond: number) =>
+  used === undefined ? '–' : integer.format((used / requestsPerSecond) * 1e6);
+
+/** How the requests were spread over the processes: `52% / 48%`; `–` for one process. */
+function spread(served: readonly (number | undefined)[]): string {
+  if (served.length < 2) return '–';
+  const total = sum(served);
+  if (total === undefined || total === 0) return '?';
+  return served.map((n) => `${Math.round(((n ?? 0) / total) * 100)}%`).join(' / ');
+}
+
+/** What the machine did besides the servers, the database and the load generator. */
+function other(cpu: CpuShare): number | undefined {
+  const servers = sum(cpu.servers);
+  if (cpu.machine === undefined || servers === undefined) return undefined;
+  return Math.max(0, cpu.machine - servers - (cpu.engine ?? 0) - cpu.loadGenerator);
+}
+
+/** Other work above this share of a core during a measured run is worth saying. */
+const DISTURBED = 0.25;
+
+const CPU_COLUMNS = [
+  'scenario',
+  'setup',
+  'req/s',
+  'server CPU',
+  'requests per process',
+  'server µs/req',
+  'postgres CPU',
+  'postgres µs/req',
+  'load CPU',
+  'machine busy',
+  'other',
+  'steal',
+];
+
+/**
+ * Where the CPU went during each measured run, one row per scenario and setup, in cores as
+ * percentages (100% = one core busy throughout): each server process (and how the requests
+ * were spread over them), PostgreSQL's processes, the load generator, the whole machine, what
+ * else ran on it, and what the hypervisor took.
+ */
+export function formatCpuTable(reports: readonly SetupReport[]): string {
+  const rows: string[][] = [];
+  for (const name of scenarioNames(reports)) {
+    for (const { setup, results } of reports) {
+      const result = results.find((r) => r.scenario.name === name);
+      if (!result) continue;
+      const title = result.scenario.title;
+      if (!result.outcome.ok) {
+        rows.push([
+          title,
+          setup.short,
+          `failed (${result.outcome.stage})`,
+          ...CPU_COLUMNS.slice(3).map(() => '–'),
+        ]);
+        continue;
+      }
+      const { measured, cpu } = result.outcome;
+      const rate = measured.requestsPerSecond;
+      rows.push([
+        title,
+        setup.short,
+        integer.format(rate),
+        cpu.servers.length > 1 ? cpu.servers.map(cores).join(' + ') : cores(cpu.servers[0]),
+        spread(cpu.served),
+        perRequest(sum(cpu.servers), rate),
+        cores(cpu.engine),
+        perRequest(cpu.engine, rate),
+        cores(cpu.loadGenerator),
+        cores(cpu.machine),
+        cores(other(cpu)),
+        cores(cpu.steal),
+      ]);
+    }
+  }
+  return markdown(CPU_COLUMNS, rows, 2, CPU_COLUMNS.length - 1);
+}
+
+/**
+ * The cost comparisons, the ratios between setups, the floors of setups with as many
+ * processes (the same measurement twice: the noise between setups), then every failure,
+ * missed target and unclean stop.
+ */
+export function formatFindings(
+  reports: readonly SetupReport[],
+  across: readonly SetupComparison[],
+): string {
   const lines: string[] = [];
   for (const { setup, judgement } of reports) {
     const where = reports.length > 1 ? ` (${setup.name})` : '';
@@ -159,12 +310,50 @@ export function formatFindings(reports: readonly SetupReport[]): string {
       );
     }
   }
+  for (const c of across) {
+    const { scenario, subject, base, min } = c.target;
+    const name = `${scenario} ${shortOf(reports, subject)} ÷ ${shortOf(reports, base)}`;
+    const r = c.ratio;
+    lines.push(
+      r
+        ? `${name}: req/s ${times(r.ratio)} (each over its own floor: ${times(r.floorNormalised)}); target ≥ ${min.toFixed(2)}×: ${VERDICT_TEXT[c.verdict]}`
+        : `${name}: not judged, a run failed`,
+    );
+  }
+  const floors = new Map<number, string[]>();
+  for (const { setup, results } of reports) {
+    const floor = results.find((r) => r.scenario.name === FLOOR)?.outcome;
+    if (!floor?.ok) continue;
+    const seen = floors.get(setup.processes) ?? [];
+    seen.push(`${integer.format(floor.measured.requestsPerSecond)} (${setup.short})`);
+    floors.set(setup.processes, seen);
+  }
+  for (const [processes, seen] of floors) {
+    if (seen.length > 1)
+      lines.push(
+        `floor with ${processes} process${processes === 1 ? '' : 'es'}, measured ${seen.length} times: ${seen.join(', ')} req/s`,
+      );
+  }
+  const disturbed = reports.flatMap(({ setup, results }) =>
+    results.flatMap(({ scenario, outcome }) => {
+      const used = outcome.ok ? other(outcome.cpu) : undefined;
+      return used !== undefined && used >= DISTURBED
+        ? [`${scenario.name} on ${setup.short} (${cores(used)})`]
+        : [];
+    }),
+  );
+  if (disturbed.length > 0) {
+    lines.push(
+      `other work on the machine used ≥ ${cores(DISTURBED)} of a core during: ${disturbed.join(', ')}`,
+    );
+  }
   const held = reports.flatMap((r) => r.judgement.scenarios.filter((s) => s.targets.length > 0));
-  const met = held.filter((s) => s.verdict === 'pass').length;
+  const met =
+    held.filter((s) => s.verdict === 'pass').length +
+    across.filter((c) => c.verdict === 'pass').length;
+  const total = held.length + across.length;
   lines.push(
-    held.length === 0
-      ? 'targets: none among these scenarios'
-      : `targets: ${met} of ${held.length} met`,
+    total === 0 ? 'targets: none among these scenarios' : `targets: ${met} of ${total} met`,
   );
   for (const { setup, judgement, problems } of reports) {
     const where = reports.length > 1 ? `${setup.name}, ` : '';
@@ -173,8 +362,16 @@ export function formatFindings(reports: readonly SetupReport[]): string {
       if (!outcome.ok) {
         lines.push(`FAILED ${where}${scenario.name} (${outcome.stage}): ${outcome.message}`);
       } else if (judged.verdict === 'miss') {
+        const figures = [
+          ...(scenario.floorTarget === undefined ? [] : [`${times(judged.ratioToFloor)} floor`]),
+          ...judgement.comparisons
+            .filter((c) => c.target.subject === scenario.name)
+            .map(
+              (c) => `cost ${times(Math.max(c.p50Ratio, c.throughputCostRatio))} ${c.target.base}`,
+            ),
+        ];
         lines.push(
-          `missed ${where}${scenario.name}: ${times(judged.ratioToFloor)} floor, target ${judged.targets.join(', ')}`,
+          `missed ${where}${scenario.name}: ${figures.join(', ')}, target ${judged.targets.join(', ')}`,
         );
       } else if (judged.verdict === 'unjudged') {
         lines.push(
@@ -184,6 +381,12 @@ export function formatFindings(reports: readonly SetupReport[]): string {
     }
     for (const problem of problems) lines.push(`unclean stop ${where}${problem}`);
   }
+  for (const c of across.filter((c) => c.verdict === 'miss')) {
+    const { scenario, subject, base, min } = c.target;
+    lines.push(
+      `missed ${scenario}: ${shortOf(reports, subject)} at ${times(c.ratio?.ratio)} ${shortOf(reports, base)}, target ≥ ${min.toFixed(2)}×`,
+    );
+  }
   return lines.join('\n');
 }
 
@@ -192,6 +395,7 @@ export function toJson(
   machine: Machine,
   load: LoadOptions,
   reports: readonly SetupReport[],
+  across: readonly SetupComparison[],
   loadAverageAfter: readonly number[],
 ) {
   return {
@@ -199,7 +403,7 @@ export function toJson(
     load,
     loadAverageAfter,
     setups: reports.map(({ setup, judgement, problems }) => ({
-      setup: { name: setup.name, engine: setup.engine, processes: setup.processes },
+      setup: { id: setup.id, name: setup.name, engine: setup.engine, processes: setup.processes },
       scenarios: judgement.scenarios.map(({ result, ratioToFloor, targets, verdict }) => ({
         name: result.scenario.name,
         title: result.scenario.title,
@@ -226,6 +430,12 @@ export function toJson(
         verdict: c.verdict,
       })),
       problems,
+    })),
+    across: across.map((c) => ({
+      ...c.target,
+      ratio: c.ratio?.ratio ?? null,
+      floorNormalised: c.ratio?.floorNormalised ?? null,
+      verdict: c.verdict,
     })),
   };
 }

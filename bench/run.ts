@@ -1,13 +1,21 @@
 /**
  * `npm run bench`: runs every scenario of bench/scenarios.ts on every setup of bench/setups.ts
- * and prints a table of req/s, p50, p99 and the ratio to the floor measured in the same run.
+ * (each scenario on all setups back to back) and prints a table of req/s, p50, p99, the ratio to
+ * the setup's floor and the ratios between setups, all measured in the same run, then where the
+ * CPU went.
  *
  *   npm run bench -- [--seconds 10] [--warmup 3] [--connections 100] [--only get-one,post]
- *                    [--json] [--strict]
+ *                    [--setups sqlite,postgres-2] [--json] [--strict]
  *   BENCH_CPU_PROF=<dir> npm run bench -- --only get-one    # a V8 CPU profile per process
  *
- * Exits 1 when a load or a check failed or a process did not stop cleanly; a missed target
- * does so only with --strict. Progress goes to stderr, the report to stdout.
+ * `--setups` takes setup ids (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres).
+ * PostgreSQL setups create their databases on MNEMO_BENCH_POSTGRES_URL
+ * (default postgres://postgres@127.0.0.1:5432/postgres); when it cannot be reached the bench
+ * stops before any load, unless only SQLite was chosen.
+ *
+ * Exits 1 when a load or a check failed, a process did not stop cleanly, or PostgreSQL cannot
+ * be used; a missed target does so only with --strict; 2 on bad options. Progress goes to
+ * stderr, the report to stdout.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   describeMachine,
+  formatCpuTable,
   formatFindings,
   formatHeader,
   formatTable,
@@ -23,9 +32,9 @@ import {
   toJson,
 } from './report.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
-import { type LoadOptions, runSession } from './session.ts';
-import { SETUPS } from './setups.ts';
-import { COST_TARGETS, FLOOR, judge } from './targets.ts';
+import { type LoadOptions, runSetups } from './session.ts';
+import { dropLeftoverStores, SETUPS, type Setup } from './setups.ts';
+import { COST_TARGETS, FLOOR, judge, judgeAcross, SETUP_TARGETS } from './targets.ts';
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -34,6 +43,7 @@ class UsageError extends Error {
 interface Options {
   readonly load: LoadOptions;
   readonly scenarios: readonly Scenario[];
+  readonly setups: readonly Setup[];
   readonly json: boolean;
   readonly strict: boolean;
 }
@@ -79,6 +89,40 @@ function selectScenarios(only: string | undefined, log: (line: string) => void):
   return SCENARIOS.filter((s) => asked.has(s.name));
 }
 
+/**
+ * The setups named (ids or engines), in SETUPS' order, with the setups their targets are
+ * relative to.
+ */
+function selectSetups(
+  chosen: string | undefined,
+  scenarios: readonly Scenario[],
+  log: (line: string) => void,
+): Setup[] {
+  if (chosen === undefined) return [...SETUPS];
+  const names = chosen
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const known = [...new Set([...SETUPS.map((s) => s.id), ...SETUPS.map((s) => s.engine)])];
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new UsageError(
+      `--setups: unknown setup ${unknown.join(', ') || '(none)'}; known: ${known.join(', ')}`,
+    );
+  }
+  const asked = new Set(
+    SETUPS.filter((s) => names.includes(s.id) || names.includes(s.engine)).map((s) => s.id),
+  );
+  const scenarioNames = new Set(scenarios.map((s) => s.name));
+  for (const target of SETUP_TARGETS) {
+    if (!scenarioNames.has(target.scenario) || !asked.has(target.subject)) continue;
+    if (!asked.has(target.base))
+      log(`also running ${target.base}: ${target.subject}'s target is relative to it`);
+    asked.add(target.base);
+  }
+  return SETUPS.filter((s) => asked.has(s.id));
+}
+
 function parseOptions(args: string[], log: (line: string) => void): Options {
   const { values } = parseArgs({
     args,
@@ -92,17 +136,20 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
       // whatever the server did (Little's law).
       connections: { type: 'string', default: '100' },
       only: { type: 'string' },
+      setups: { type: 'string' },
       json: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
     },
   });
+  const scenarios = selectScenarios(values.only, log);
   return {
     load: {
       seconds: count('seconds', values.seconds, 1),
       warmup: count('warmup', values.warmup, 0),
       connections: count('connections', values.connections, 1),
     },
-    scenarios: selectScenarios(values.only, log),
+    scenarios,
+    setups: selectSetups(values.setups, scenarios, log),
     json: values.json,
     strict: values.strict,
   };
@@ -118,44 +165,66 @@ async function main(): Promise<number> {
     log(`bench: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
+  // Every engine is checked before any load: a run that stops after minutes helps no one.
+  const engines: string[] = [];
+  try {
+    for (const setup of options.setups) {
+      const line = await setup.probe();
+      if (line !== undefined && !engines.includes(line)) engines.push(line);
+    }
+  } catch (error) {
+    log(`bench: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
   const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
 
   const dir = mkdtempSync(join(tmpdir(), 'mnemo-bench-'));
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
-  // On an interrupt, exit through process.exit so the exit hooks run: the temp folder goes,
-  // and the server processes still running are killed.
+  // On an interrupt, the PostgreSQL databases still there are dropped (for 5 s at most), then
+  // the process exits through process.exit so the exit hooks run: the temp folder goes, and the
+  // server processes still running are killed.
   process.once('exit', removeDir);
-  process.once('SIGINT', () => process.exit(130));
-  process.once('SIGTERM', () => process.exit(143));
+  const interrupted = (code: number) => () => {
+    const deadline = new Promise((resolve) => setTimeout(resolve, 5000).unref());
+    void Promise.race([dropLeftoverStores(), deadline]).finally(() => process.exit(code));
+  };
+  process.once('SIGINT', interrupted(130));
+  process.once('SIGTERM', interrupted(143));
 
   const machine = describeMachine();
-  out(formatHeader(machine, options.load, SETUPS));
+  out(formatHeader(machine, options.load, options.setups, engines));
   out('');
-  const reports: SetupReport[] = [];
+  let reports: SetupReport[];
   try {
-    for (const setup of SETUPS) {
-      const { results, problems } = await runSession(setup, options.scenarios, {
-        load: options.load,
-        dir,
-        profileDir,
-        log,
-      });
-      reports.push({ setup, judgement: judge(results), problems });
-    }
+    const runs = await runSetups(options.setups, options.scenarios, {
+      load: options.load,
+      dir,
+      profileDir,
+      log,
+    });
+    reports = runs.map((run) => ({ ...run, judgement: judge(run.results) }));
   } finally {
     removeDir();
   }
+  const across = judgeAcross(reports);
 
   const after = loadAverage();
-  out(formatTable(reports));
+  out(formatTable(reports, across));
   out('');
-  out(formatFindings(reports));
+  out(formatCpuTable(reports));
+  out('');
+  out(formatFindings(reports, across));
   out(`load average after the run: ${after.join(' ')}`);
-  if (options.json) out(JSON.stringify(toJson(machine, options.load, reports, after), null, 2));
+  if (options.json) {
+    out(JSON.stringify(toJson(machine, options.load, reports, across, after), null, 2));
+  }
   if (profileDir) log(`CPU profiles: ${profileDir}`);
 
-  const verdicts = reports.flatMap((r) => r.judgement.scenarios.map((s) => s.verdict));
+  const verdicts = [
+    ...reports.flatMap((r) => r.judgement.scenarios.map((s) => s.verdict)),
+    ...across.map((c) => c.verdict),
+  ];
   const broken = verdicts.includes('failed') || reports.some((r) => r.problems.length > 0);
   const missed = verdicts.includes('miss');
   if (missed && !options.strict) log('missed targets change the exit code only with --strict');

@@ -1,14 +1,21 @@
 /**
- * The server under load, run as its own process by bench/run.ts:
+ * The server under load, run by bench/run.ts as processes of its own, in two steps:
  *
- *   node bench/server.ts '{"list":100,"post":0}'
+ *   node bench/server.ts seed '{"list":100,"post":0}'   # provisions the store, prints it, exits
+ *   node bench/server.ts serve [--reuse-port]           # serves it until SIGTERM
  *
- * Builds the real app (`buildApp`) on the store named by MNEMO_DATABASE_URL, provisions one
- * organization and, for each named store, one member with a platform credential and that many
- * memories in their personal store; then listens on HOST:PORT and prints one JSON line
- * (`READY_PREFIX` + `BenchServerInfo`) on stdout. Configuration comes from the environment, as for `src/main.ts`.
+ * `seed` migrates the store named by MNEMO_DATABASE_URL, provisions one organization and, for
+ * each named store, one member with a platform credential and that many memories in their
+ * personal store, prints one JSON line (`SEEDED_PREFIX` + `BenchSeed`) on stdout and exits. Its
+ * PORT must be the one the servers will listen on: the credentials name the service's URL.
+ *
+ * `serve` builds the real app (`buildApp`) on that store, listens on HOST:PORT and prints
+ * `SERVING_PREFIX` + `{"port":…,"pid":…}`. Several `serve` processes may serve one PostgreSQL
+ * store; with `--reuse-port` they all listen on the same port (serving.ts). Configuration comes
+ * from the environment, as for `src/main.ts`.
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDatabase, type Database } from '../src/db/database.ts';
@@ -19,6 +26,7 @@ import { CATEGORIES } from '../src/memory/memory.schemas.ts';
 import { ensureSigningKey } from '../src/oauth/signing-keys.ts';
 import { createFixtures } from '../src/testing/build-test-app.ts';
 import { memoryText } from './memory-text.ts';
+import { countRequests, listenForBench } from './serving.ts';
 
 /** A member's personal store, as provisioned. */
 export interface BenchStore {
@@ -29,15 +37,21 @@ export interface BenchStore {
   readonly ids: readonly string[];
 }
 
-/** What the process prints once it listens. */
-export interface BenchServerInfo {
-  readonly port: number;
+/** What `seed` provisioned, as it prints it. */
+export interface BenchSeed {
   readonly orgId: string;
   readonly stores: Readonly<Record<string, BenchStore>>;
 }
 
-/** Starts the line that carries `BenchServerInfo`, apart from any log line on stdout. */
-export const READY_PREFIX = 'bench-server ';
+/** What `serve` prints once it listens. */
+export interface BenchServing {
+  readonly port: number;
+  readonly pid: number;
+}
+
+/** Start the lines that carry `BenchSeed` and `BenchServing`, apart from any log line on stdout. */
+export const SEEDED_PREFIX = 'bench-seeded ';
+export const SERVING_PREFIX = 'bench-serving ';
 
 const SAMPLE_IDS = 100;
 /** Rows per INSERT: 10 columns each, far below SQLite's 32,766 bound parameters. */
@@ -110,13 +124,23 @@ function parseStores(arg: string | undefined): Record<string, number> {
   return stores as Record<string, number>;
 }
 
-async function main(): Promise<void> {
-  const sizes = parseStores(process.argv[2]);
+/**
+ * PostgreSQL: statistics and the visibility map for the seeded tables, and their pages written
+ * out, as autovacuum and the checkpointer would have left a store that has been up a while, so
+ * neither runs in the middle of a measurement (the bench's server may have autovacuum off).
+ */
+async function settlePostgres(database: Database): Promise<void> {
+  await sql`vacuum (analyze)`.execute(database.db);
+  // A superuser's right (or pg_checkpoint's); without it the checkpointer does it later.
+  await sql`checkpoint`.execute(database.db).catch(() => undefined);
+}
+
+async function seed(arg: string | undefined): Promise<void> {
+  const sizes = parseStores(arg);
   const config = loadConfig();
   const database = createDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
-  const app = await buildApp({ config, database });
 
   const fixtures = createFixtures(database, config);
   const orgId = await fixtures.org({ name: 'Bench' });
@@ -127,6 +151,22 @@ async function main(): Promise<void> {
     const ids = await seedMemories(database, orgId, userId, name, size);
     stores[name] = { userId, token, size, ids: sample(ids, SAMPLE_IDS) };
   }
+  if (database.dialect === 'postgres') await settlePostgres(database);
+  await database.sync();
+  await database.close();
+  const seeded: BenchSeed = { orgId, stores };
+  process.stdout.write(`${SEEDED_PREFIX}${JSON.stringify(seeded)}\n`);
+}
+
+async function serve(flags: readonly string[]): Promise<void> {
+  const unknown = flags.filter((flag) => flag !== '--reuse-port');
+  if (unknown.length > 0) throw new Error(`bench server: unknown option ${unknown.join(' ')}`);
+  const config = loadConfig();
+  const database = createDatabase(config.databaseUrl);
+  const app = await buildApp({ config, database });
+  // The store's secrets may have been written outside `write`: on disk before use, as main.ts.
+  await database.sync();
+  countRequests(app);
 
   // A clean exit on SIGTERM, so that `--cpu-prof` (BENCH_CPU_PROF) gets written.
   process.once('SIGTERM', () => {
@@ -135,9 +175,19 @@ async function main(): Promise<void> {
       .then(() => database.close())
       .finally(() => process.exit(0));
   });
-  await app.listen({ port: config.port, host: config.host });
-  const info: BenchServerInfo = { port: config.port, orgId, stores };
-  process.stdout.write(`${READY_PREFIX}${JSON.stringify(info)}\n`);
+  await listenForBench(app, config, flags.includes('--reuse-port'));
+  const serving: BenchServing = { port: config.port, pid: process.pid };
+  process.stdout.write(`${SERVING_PREFIX}${JSON.stringify(serving)}\n`);
+}
+
+async function main(): Promise<void> {
+  const [mode, ...rest] = process.argv.slice(2);
+  if (mode === 'seed') await seed(rest[0]);
+  else if (mode === 'serve') await serve(rest);
+  else
+    throw new Error(
+      'usage: server.ts seed \'{"store": size, …}\' | server.ts serve [--reuse-port]',
+    );
 }
 
 if (import.meta.main) await main();

@@ -1,6 +1,7 @@
 import type { MnemoServer } from './api-client.ts';
+import { cpuSecondsBetween, machineCpuSeconds } from './cpu.ts';
 import { LoadFailed, type Measurement, measure } from './load.ts';
-import { type BenchProcess, startFloor, startMnemoServer } from './processes.ts';
+import { type BenchGroup, startFloor, startMnemoServer } from './processes.ts';
 import {
   type Plan,
   type Scenario,
@@ -22,10 +23,18 @@ export type Stage = 'prepare' | 'load' | 'check';
 
 /** CPU used during the measured run, in cores: 1 is one core busy all the time. */
 export interface CpuShare {
-  /** The process that answered the load; undefined where it cannot be read. */
-  readonly server: number | undefined;
+  /** Each process that answered the load; undefined where it cannot be read. */
+  readonly servers: readonly (number | undefined)[];
+  /** The requests each of those processes received during the measured run. */
+  readonly served: readonly (number | undefined)[];
+  /** The engine's processes that work for the bench (Setup.engineCpu); undefined for SQLite. */
+  readonly engine: number | undefined;
   /** This process: the load generator. */
   readonly loadGenerator: number;
+  /** Every process of the machine, this one included; undefined without /proc/stat. */
+  readonly machine: number | undefined;
+  /** Taken by the hypervisor for other guests while this machine wanted to run. */
+  readonly steal: number | undefined;
 }
 
 export type Outcome =
@@ -40,12 +49,6 @@ export type Outcome =
 export interface ScenarioResult {
   readonly scenario: Scenario;
   readonly outcome: Outcome;
-}
-
-export interface SessionResult {
-  readonly results: ScenarioResult[];
-  /** Processes that did not stop cleanly: their profile or last writes may be missing. */
-  readonly problems: string[];
 }
 
 export interface SessionOptions {
@@ -70,41 +73,48 @@ const NO_RUN: Measurement = {
 
 interface RunningServer {
   readonly server: MnemoServer;
-  readonly process: BenchProcess;
+  readonly group: BenchGroup;
   readonly store: BenchStoreLocation;
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** One setup's servers, run a scenario at a time. */
+interface Session {
+  readonly setup: Setup;
+  run(scenario: Scenario): Promise<ScenarioResult>;
+  /** Stops the servers of every kind not in `needed`. */
+  release(needed: ReadonlySet<ServerKind>): Promise<void>;
+  /** Stops every server; returns the processes that did not stop cleanly. */
+  close(): Promise<string[]>;
+}
+
 /**
- * Runs `scenarios` in order on `setup`. A bench server starts when a scenario first asks for it
- * and stops once no later scenario needs it, so an idle server holds no memory or cache while
- * another is measured; the floor stops after its scenario. Every process is stopped before this
- * returns or throws. A failed scenario is a result, and the next one runs.
+ * A bench server starts when a scenario first asks for it and stops once no later scenario
+ * needs it (`release`), so an idle server holds no memory or cache while another is measured;
+ * the floor stops after its scenario. A failed scenario is a result.
  */
-export async function runSession(
-  setup: Setup,
-  scenarios: readonly Scenario[],
-  options: SessionOptions,
-): Promise<SessionResult> {
+function openSession(setup: Setup, options: SessionOptions): Session {
   const slug = setup.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
   const servers = new Map<ServerKind, Promise<RunningServer>>();
-  /** By origin: which process answers a plan's load. */
-  const listening = new Map<string, BenchProcess>();
+  /** By origin: which processes answer a plan's load. */
+  const listening = new Map<string, BenchGroup>();
   const problems: string[] = [];
+  const processOptions = (label: string) => ({
+    label,
+    profileDir: options.profileDir,
+    processes: setup.processes,
+  });
 
   async function startServer(kind: ServerKind): Promise<RunningServer> {
     const label = `${slug}-${kind}`;
     const store = await setup.createStore(options.dir, label);
     options.log(
-      `${setup.name}: starting the ${kind} server (${JSON.stringify(SERVER_STORES[kind])})`,
+      `${setup.name}: seeding and starting the ${kind} server (${JSON.stringify(SERVER_STORES[kind])})`,
     );
     try {
-      const started = await startMnemoServer(SERVER_STORES[kind], store.url, {
-        label,
-        profileDir: options.profileDir,
-      });
-      listening.set(started.process.origin, started.process);
+      const started = await startMnemoServer(SERVER_STORES[kind], store.url, processOptions(label));
+      listening.set(started.group.origin, started.group);
       return { ...started, store };
     } catch (error) {
       await store.dispose();
@@ -117,17 +127,17 @@ export async function runSession(
     servers.delete(kind);
     const started = await running?.catch(() => undefined);
     if (!started) return;
-    listening.delete(started.process.origin);
+    listening.delete(started.group.origin);
     try {
-      await started.process.stop();
+      await started.group.stop();
     } catch (error) {
       problems.push(message(error));
     }
     await started.store.dispose();
   }
 
-  async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
-    const scoped: BenchProcess[] = [];
+  async function run(scenario: Scenario): Promise<ScenarioResult> {
+    const scoped: BenchGroup[] = [];
     const access: Servers = {
       mnemo(kind) {
         let running = servers.get(kind);
@@ -138,70 +148,137 @@ export async function runSession(
         return running.then((r) => r.server);
       },
       async floor(body, contentType) {
-        const started = await startFloor(body, contentType, options.dir, {
-          label: `${slug}-floor`,
-          profileDir: options.profileDir,
-        });
-        scoped.push(started.process);
-        listening.set(started.origin, started.process);
-        return { origin: started.origin };
+        const group = await startFloor(
+          body,
+          contentType,
+          options.dir,
+          processOptions(`${slug}-floor`),
+        );
+        scoped.push(group);
+        listening.set(group.origin, group);
+        return { origin: group.origin };
       },
     };
     try {
-      const outcome = await measureScenario(scenario, access, (o) => listening.get(o), options);
+      const outcome = await measureScenario(
+        setup,
+        scenario,
+        access,
+        (o) => listening.get(o),
+        options,
+      );
       return { scenario, outcome };
     } finally {
-      for (const child of scoped) {
-        listening.delete(child.origin);
-        await child.stop().catch((error) => problems.push(message(error)));
+      for (const group of scoped) {
+        listening.delete(group.origin);
+        await group.stop().catch((error) => problems.push(message(error)));
       }
     }
   }
 
-  const results: ScenarioResult[] = [];
+  return {
+    setup,
+    run,
+    async release(needed) {
+      for (const kind of [...servers.keys()]) if (!needed.has(kind)) await stopServer(kind);
+    },
+    async close() {
+      for (const kind of [...servers.keys()]) await stopServer(kind);
+      return problems;
+    },
+  };
+}
+
+/** One setup's results. */
+export interface SetupRun {
+  readonly setup: Setup;
+  readonly results: ScenarioResult[];
+  /** Processes that did not stop cleanly: their profile or last writes may be missing. */
+  readonly problems: string[];
+}
+
+/**
+ * Runs `scenarios` in order, each on every setup back to back before the next scenario, so the
+ * figures a ratio between setups divides were measured seconds apart, not minutes: on a shared
+ * machine the load of other work moves within minutes. The setups' order turns around at each
+ * scenario (A B C, then C B A), so no setup is always the first after a change of scenario.
+ * Every process is stopped before this returns or throws.
+ */
+export async function runSetups(
+  setups: readonly Setup[],
+  scenarios: readonly Scenario[],
+  options: SessionOptions,
+): Promise<SetupRun[]> {
+  const sessions = setups.map((setup) => openSession(setup, options));
+  const results = new Map<Session, ScenarioResult[]>(sessions.map((s) => [s, []]));
+  const problems = new Map<Session, string[]>();
   try {
     for (const [index, scenario] of scenarios.entries()) {
       const needed = new Set(scenarios.slice(index).flatMap((s) => s.servers));
-      for (const kind of [...servers.keys()]) if (!needed.has(kind)) await stopServer(kind);
-      results.push(await runScenario(scenario));
+      for (const session of sessions) await session.release(needed);
+      const order = index % 2 === 0 ? sessions : [...sessions].reverse();
+      for (const session of order) results.get(session)?.push(await session.run(scenario));
     }
   } finally {
-    for (const kind of [...servers.keys()]) await stopServer(kind);
+    for (const session of sessions) problems.set(session, await session.close());
   }
-  return { results, problems };
+  return sessions.map((session) => ({
+    setup: session.setup,
+    results: results.get(session) ?? [],
+    problems: problems.get(session) ?? [],
+  }));
 }
 
 /** Runs `work` and returns what it resolved to with the CPU used meanwhile, in cores. */
 async function withCpu<T>(
-  server: BenchProcess | undefined,
+  group: BenchGroup | undefined,
+  setup: Setup,
   work: () => Promise<T>,
 ): Promise<{ value: T; cpu: CpuShare }> {
-  const serverBefore = server?.cpuSeconds();
+  const processes = group?.processes ?? [];
+  const servedBefore = await Promise.all(processes.map((p) => p.requestsServed()));
+  const serversBefore = processes.map((p) => p.cpuSeconds());
+  const engineBefore = setup.engineCpu();
+  const machineBefore = machineCpuSeconds();
   const loadBefore = process.cpuUsage();
   const startedAt = performance.now();
   const value = await work();
   const seconds = (performance.now() - startedAt) / 1000;
-  const serverAfter = server?.cpuSeconds();
   const load = process.cpuUsage(loadBefore);
+  const machineAfter = machineCpuSeconds();
+  const engineAfter = setup.engineCpu();
+  const serversAfter = processes.map((p) => p.cpuSeconds());
+  const servedAfter = await Promise.all(processes.map((p) => p.requestsServed()));
+  const share = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? undefined : (after - before) / seconds;
   return {
     value,
     cpu: {
-      server:
-        serverBefore === undefined || serverAfter === undefined
-          ? undefined
-          : (serverAfter - serverBefore) / seconds,
+      servers: serversAfter.map((after, i) => share(serversBefore[i], after)),
+      served: servedAfter.map((after, i) => {
+        const before = servedBefore[i];
+        return before === undefined || after === undefined ? undefined : after - before;
+      }),
+      engine:
+        engineBefore && engineAfter
+          ? cpuSecondsBetween(engineBefore, engineAfter) / seconds
+          : undefined,
       loadGenerator: (load.user + load.system) / 1e6 / seconds,
+      machine: share(machineBefore?.busy, machineAfter?.busy),
+      steal: share(machineBefore?.steal, machineAfter?.steal),
     },
   };
 }
 
 async function measureScenario(
+  setup: Setup,
   scenario: Scenario,
   servers: Servers,
-  processAt: (origin: string) => BenchProcess | undefined,
+  groupAt: (origin: string) => BenchGroup | undefined,
   options: SessionOptions,
 ): Promise<Outcome> {
-  const { log, load } = options;
+  const { load } = options;
+  const log = (line: string) => options.log(`${setup.name}: ${line}`);
   let plan: Plan;
   try {
     plan = await scenario.prepare(servers);
@@ -225,7 +302,9 @@ async function measureScenario(
       warmup = await run(load.warmup);
     }
     log(`${scenario.name}: measuring ${load.seconds} s`);
-    ({ value: measured, cpu } = await withCpu(processAt(plan.origin), () => run(load.seconds)));
+    ({ value: measured, cpu } = await withCpu(groupAt(plan.origin), setup, () =>
+      run(load.seconds),
+    ));
   } catch (error) {
     const text = error instanceof LoadFailed ? error.message : `load generator: ${message(error)}`;
     return { ok: false, stage: 'load', message: text };

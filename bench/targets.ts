@@ -20,6 +20,32 @@ export const COST_TARGETS: readonly CostTarget[] = [
 ];
 
 /**
+ * On `scenario`, setup `subject` must answer at least `min` times the req/s of setup `base`
+ * (ids of setups.ts). run.ts measures the setups of a scenario back to back, seconds apart, so
+ * the raw req/s of both are compared: each over its own floor would compare a figure with one
+ * measured minutes earlier, and a two-process floor is not a one-process floor.
+ */
+export interface SetupTarget {
+  readonly scenario: string;
+  readonly subject: string;
+  readonly base: string;
+  readonly min: number;
+}
+
+export const SETUP_TARGETS: readonly SetupTarget[] = [
+  // PostgreSQL over the network stack costs more than a SQLite file in the process; not 40% less.
+  { scenario: 'get-one', subject: 'postgres-1', base: 'sqlite-1', min: 0.6 },
+  // A second process on the same database must pay for itself on reads.
+  { scenario: 'get-one', subject: 'postgres-2', base: 'postgres-1', min: 1.2 },
+  { scenario: 'list-100', subject: 'postgres-2', base: 'postgres-1', min: 1.2 },
+];
+
+/** The pairs of setups the targets compare: the ratio columns of the table, for every scenario. */
+export const SETUP_PAIRS: ReadonlyArray<{ readonly subject: string; readonly base: string }> = [
+  ...new Map(SETUP_TARGETS.map((t) => [`${t.subject}/${t.base}`, t])).values(),
+].map(({ subject, base }) => ({ subject, base }));
+
+/**
  * `baseline`: the floor itself; `none`: no target; `unjudged`: what the target is relative to
  * was not measured (left out with --only, or failed).
  */
@@ -109,4 +135,67 @@ export function judge(results: readonly ScenarioResult[]): Judgement {
     };
   });
   return { scenarios, comparisons };
+}
+
+/** One setup's results, as judge() and judgeAcross() read them. */
+export interface SetupResults {
+  readonly setup: { readonly id: string };
+  readonly results: readonly ScenarioResult[];
+}
+
+export interface SetupRatio {
+  /** subject req/s over base req/s: what the targets judge. */
+  readonly ratio: number;
+  /**
+   * Each over its own setup's floor, then divided: how far each is from what Fastify alone does
+   * in its topology. For reading only.
+   */
+  readonly floorNormalised: number | undefined;
+}
+
+/** The ratio of `subject` to `base` on `scenario`; undefined when either was not measured. */
+export function setupRatio(
+  runs: readonly SetupResults[],
+  scenario: string,
+  subject: string,
+  base: string,
+): SetupRatio | undefined {
+  const of = (id: string) => runs.find((r) => r.setup.id === id)?.results;
+  const subjectResults = of(subject);
+  const baseResults = of(base);
+  if (!subjectResults || !baseResults) return undefined;
+  const s = measuredOf(subjectResults, scenario);
+  const b = measuredOf(baseResults, scenario);
+  if (!s || !b) return undefined;
+  const sf = measuredOf(subjectResults, FLOOR);
+  const bf = measuredOf(baseResults, FLOOR);
+  return {
+    ratio: s.requestsPerSecond / b.requestsPerSecond,
+    floorNormalised:
+      sf && bf
+        ? s.requestsPerSecond / sf.requestsPerSecond / (b.requestsPerSecond / bf.requestsPerSecond)
+        : undefined,
+  };
+}
+
+export interface SetupComparison {
+  readonly target: SetupTarget;
+  /** Undefined when a setup or the scenario was not run, or failed. */
+  readonly ratio: SetupRatio | undefined;
+  readonly verdict: 'pass' | 'miss' | 'unjudged';
+}
+
+/**
+ * Holds the setups to the targets between them: those whose two setups and scenario were run
+ * (left out with --setups or --only, a target is not listed); a failed run leaves it unjudged.
+ */
+export function judgeAcross(runs: readonly SetupResults[]): SetupComparison[] {
+  const ran = (id: string, scenario: string) =>
+    runs.find((r) => r.setup.id === id)?.results.some((r) => r.scenario.name === scenario) ?? false;
+  const held = SETUP_TARGETS.filter((t) => ran(t.subject, t.scenario) && ran(t.base, t.scenario));
+  return held.map((target) => {
+    const ratio = setupRatio(runs, target.scenario, target.subject, target.base);
+    const verdict = ratio === undefined ? 'unjudged' : ratio.ratio >= target.min ? 'pass' : 'miss';
+    return { target, ratio, verdict };
+  });
 }
