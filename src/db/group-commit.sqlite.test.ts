@@ -8,7 +8,7 @@ let store: TestStore;
 let database: Database;
 
 beforeEach(async () => {
-  store = await createTestStore();
+  store = await createTestStore('sqlite');
   database = createDatabase(store.url);
   await migrateToLatest(database.db);
 });
