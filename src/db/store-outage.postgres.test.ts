@@ -224,7 +224,9 @@ describe('the store unreachable', () => {
     }
     const probe = await call('GET', '/readyz');
     expectUnavailable(probe, 'readyz');
-    expect(probe.ms).toBeLessThan(1500);
+    // Its bound is 1 s (measured 1.00 s); a probe waiting for a new connection would take the
+    // 5 s connect timeout. Slack for a loaded machine.
+    expect(probe.ms).toBeLessThan(2500);
     expect(server.hasExited()).toBe(false);
 
     await link.restore();
