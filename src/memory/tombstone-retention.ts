@@ -15,6 +15,8 @@ export async function purgeTombstones(database: Database, retentionDays: number,
       .select(['scope_id', (eb) => eb.fn.max('version').as('version')])
       .where('deleted_at', '<', cutoff)
       .groupBy('scope_id')
+      // Scope rows are locked in one order by every process's purge: two cannot deadlock.
+      .orderBy('scope_id')
       .execute();
     for (const { scope_id, version } of purged) {
       await trx
