@@ -7,28 +7,22 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
+import { storesOfThisFile } from './testing/file-stores.ts';
 import { type ServerProcess, startServerProcess } from './testing/server-process.ts';
-import { createTestStore, type TestStore } from './testing/test-store.ts';
 
 const run = promisify(execFile);
-const stores: TestStore[] = [];
+const newStore = storesOfThisFile();
 const servers: ServerProcess[] = [];
 
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.stop();
 });
-afterAll(async () => {
-  for (const store of stores.splice(0)) await store.dispose();
-});
-
 /** An empty store of the suite's engine. */
 async function emptyStore(): Promise<string> {
-  const store = await createTestStore();
-  stores.push(store);
-  return store.url;
+  return (await newStore()).url;
 }
 
 async function start(databaseUrl: string): Promise<ServerProcess> {

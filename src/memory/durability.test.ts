@@ -5,10 +5,10 @@
  * on the same store, every
  * acknowledged write is there, and cursors taken before the kill still serve the changes.
  */
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { type Demo, readDemo, startDemoServer } from '../testing/demo-server.ts';
+import { storesOfThisFile } from '../testing/file-stores.ts';
 import type { ServerProcess } from '../testing/server-process.ts';
-import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import type { MemoryItem } from './memory.schemas.ts';
 
 type Item = MemoryItem;
@@ -21,21 +21,15 @@ interface Answer {
   error?: string;
 }
 
-const stores: TestStore[] = [];
+const newStore = storesOfThisFile();
 const servers: ServerProcess[] = [];
 
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.kill();
 });
-afterAll(async () => {
-  for (const store of stores.splice(0)) await store.dispose();
-});
-
 /** A store of the suite's engine, removed once the file's tests are done. */
 async function tempDatabase(): Promise<string> {
-  const store = await createTestStore();
-  stores.push(store);
-  return store.url;
+  return (await newStore()).url;
 }
 
 async function startServer(url: string, port?: number): Promise<ServerProcess> {

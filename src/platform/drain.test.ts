@@ -7,18 +7,15 @@
  * db/store-outage.postgres.test.ts; many writers at once, in memory/durability.test.ts.
  */
 import { connect, type Socket } from 'node:net';
-import { afterAll, afterEach, expect, test } from 'vitest';
+import { afterEach, expect, test } from 'vitest';
 import { readDemo, startDemoServer } from '../testing/demo-server.ts';
+import { storesOfThisFile } from '../testing/file-stores.ts';
 import type { ServerProcess } from '../testing/server-process.ts';
-import { createTestStore, type TestStore } from '../testing/test-store.ts';
 
-const stores: TestStore[] = [];
+const newStore = storesOfThisFile();
 const servers: ServerProcess[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.kill();
-});
-afterAll(async () => {
-  for (const store of stores.splice(0)) await store.dispose();
 });
 
 async function startServer(url: string, port?: number): Promise<ServerProcess> {
@@ -78,8 +75,7 @@ function tryConnect(port: number): Promise<'accepted' | 'refused'> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('SIGTERM: refuses new connections, answers a late request 503, gives the one in flight its real answer, then exits 0', async () => {
-  const store = await createTestStore();
-  stores.push(store);
+  const store = await newStore();
   let server = await startServer(store.url);
   const demo = await readDemo(server);
 
