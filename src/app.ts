@@ -10,8 +10,11 @@ import { createMemoryRepository } from './memory/memory.repository.ts';
 import { registerMemoryRoutes } from './memory/memory.routes.ts';
 import { createMemoryService } from './memory/memory.service.ts';
 import { createMemoryTargets } from './memory/memory.targets.ts';
+import { createSignIn } from './oauth/accounts.ts';
+import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
+import { createProviderHolder } from './oauth/provider-holder.ts';
 import { createPlatformAuthentication } from './platform/authenticate.ts';
-import { createCredentialVerifier } from './platform/credentials.ts';
+import { CLOCK_TOLERANCE_SECONDS, createCredentialVerifier } from './platform/credentials.ts';
 import { registerDrain } from './platform/drain.ts';
 import {
   frameworkErrors,
@@ -39,6 +42,11 @@ const LIST_CACHE_BODY_BYTES = 1024 * 1024;
 
 /** 64 KiB: far above the largest valid memory, low enough to refuse abuse cheaply. */
 const BODY_LIMIT = 64 * 1024;
+
+/** Failed sign-ins allowed per account and per client address in a quarter of an hour. */
+const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+const SIGN_IN_FAILURES_PER_ACCOUNT = 10;
+const SIGN_IN_FAILURES_PER_ADDRESS = 50;
 
 /** How long /readyz waits for the store's answer: a probe must not hang with it. */
 const READY_TIMEOUT_MS = 1000;
@@ -86,13 +94,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     perMinute > 0
       ? createSlidingWindowLimiter({ limit: perMinute, counters: shared?.counters(name, 2 * 60) })
       : undefined;
+  const verify = createCredentialVerifier({
+    db: database.db,
+    publicUrl: config.publicUrl,
+    outsideIssuer: config.outsideIssuer,
+  });
   const authenticate = createPlatformAuthentication({
     database,
-    verify: createCredentialVerifier({
-      db: database.db,
-      publicUrl: config.publicUrl,
-      outsideIssuer: config.outsideIssuer,
-    }),
+    verify,
     rateLimiter: deps.rateLimiter ?? limiter('credential', config.rateLimitPerMinute),
     failedAuthLimiter: deps.failedAuthLimiter ?? limiter('failed-auth', config.failedAuthPerMinute),
   });
@@ -110,6 +119,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     service,
     authenticate,
     environment: config.env,
+  });
+
+  // Failed sign-ins are throttled whatever the request rate limit: they guard passwords.
+  const signInLimiter = (name: string, limit: number) =>
+    createSlidingWindowLimiter({
+      limit,
+      windowSeconds: SIGN_IN_WINDOW_SECONDS,
+      counters: shared?.counters(name, 2 * SIGN_IN_WINDOW_SECONDS),
+    });
+  registerOAuthRoutes(app, {
+    providers: createProviderHolder(
+      {
+        database,
+        publicUrl: config.publicUrl,
+        accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+        cookieKey: (await instanceSecret(database.db, 'oauth-cookies')).toString('base64url'),
+      },
+      (error) => app.log.error({ err: error }, 'reloading the signing keys failed'),
+    ),
+    db: database.db,
+    publicUrl: config.publicUrl,
+    verify,
+    signIn: createSignIn({
+      db: database.db,
+      perAccount: signInLimiter('failed-sign-in-account', SIGN_IN_FAILURES_PER_ACCOUNT),
+      perAddress: signInLimiter('failed-sign-in-address', SIGN_IN_FAILURES_PER_ADDRESS),
+    }),
+    clockToleranceMs: CLOCK_TOLERANCE_SECONDS * 1000,
   });
 
   app.get(

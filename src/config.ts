@@ -22,6 +22,7 @@ const Env = Type.Object({
   MNEMO_AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MNEMO_AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  MNEMO_ACCESS_TOKEN_TTL_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   MNEMO_SEED_DEMO: Type.Optional(OnOff),
   MNEMO_OPTIMISTIC_CONCURRENCY: Type.Optional(OnOff),
   MNEMO_MAX_CONTENT_CHARS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
@@ -62,6 +63,8 @@ export interface Config {
   /** Failed authentications per minute per client address; 0 turns it off. */
   readonly failedAuthPerMinute: number;
   readonly outsideIssuer: OutsideIssuer | undefined;
+  /** Lifetime of the authorization server's access and ID tokens, seconds. */
+  readonly accessTokenTtlSeconds: number;
   readonly seedDemo: boolean;
   readonly optimisticConcurrency: boolean;
   readonly maxContentChars: number;
@@ -126,6 +129,7 @@ function fromEnv(env: Env): Config {
     failedAuthPerMinute:
       rateLimitPerMinute === 0 ? 0 : Number(env.MNEMO_FAILED_AUTH_PER_MINUTE ?? '100'),
     outsideIssuer,
+    accessTokenTtlSeconds: Number(env.MNEMO_ACCESS_TOKEN_TTL_SECONDS ?? '900'),
     seedDemo: (env.MNEMO_SEED_DEMO ?? 'on') === 'on',
     optimisticConcurrency: env.MNEMO_OPTIMISTIC_CONCURRENCY === 'on',
     maxContentChars: Number(env.MNEMO_MAX_CONTENT_CHARS ?? '8000'),

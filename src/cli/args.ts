@@ -13,19 +13,35 @@ export class UsageError extends Error {
   }
 }
 
-/** The names of a command's own options; each takes a value. */
-export type OptionSpec = readonly string[];
+/** An option that may be given more than once; `Args.strings` reads every value, in order. */
+export interface RepeatableOption {
+  readonly name: string;
+  readonly repeatable: true;
+}
+
+/** Declares `--name` repeatable: `--grant a --grant b`. */
+export const repeatable = (name: string): RepeatableOption => ({ name, repeatable: true });
+
+/**
+ * A command's own options; each takes a value. A bare name may be given once (a second time
+ * replaces the first, as parseArgs does); a `repeatable(name)` any number of times.
+ */
+export type OptionSpec = readonly (string | RepeatableOption)[];
 
 /** The options of one invocation, checked on access: every accessor throws UsageError. */
 export interface Args {
   readonly json: boolean;
   readonly help: boolean;
   string(name: string): string | undefined;
+  /** Every value of a repeatable option, in the order given; empty when it is absent. */
+  strings(name: string): string[];
   required(name: string): string;
   uuid(name: string): string | undefined;
   requiredUuid(name: string): string;
   choice<T extends string>(name: string, values: readonly T[]): T | undefined;
   requiredChoice<T extends string>(name: string, values: readonly T[]): T;
+  /** Every value of a repeatable option, each one of `values`. */
+  choices<T extends string>(name: string, values: readonly T[]): T[];
   email(name: string): string;
   positiveInteger(name: string): number | undefined;
   /** Throws UsageError with `message` and this command's usage. */
@@ -45,11 +61,14 @@ export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usag
   const fail = (message: string): never => {
     throw new UsageError(message, [usage]);
   };
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: true }> = {
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   };
-  for (const name of spec) options[name] = { type: 'string' };
+  for (const option of spec) {
+    if (typeof option === 'string') options[option] = { type: 'string' };
+    else options[option.name] = { type: 'string', multiple: true };
+  }
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
@@ -57,12 +76,23 @@ export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usag
     return fail(parseArgsMessage(error));
   }
 
+  const nonEmpty = (name: string, value: string): string =>
+    value.trim() === '' ? fail(`--${name} must not be empty`) : value;
   const string = (name: string): string | undefined => {
     const value = values[name];
-    if (typeof value !== 'string') return undefined;
-    if (value.trim() === '') fail(`--${name} must not be empty`);
-    return value;
+    if (Array.isArray(value))
+      throw new TypeError(`--${name} is repeatable: read it with strings()`);
+    return typeof value === 'string' ? nonEmpty(name, value) : undefined;
   };
+  const strings = (name: string): string[] => {
+    const value = values[name];
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) throw new TypeError(`--${name} is not declared repeatable`);
+    return value.map((one) => nonEmpty(name, String(one)));
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], value: string): T =>
+    allowed.find((a) => a === value) ??
+    fail(`--${name} must be one of ${allowed.join(', ')}, not "${value}"`);
   const required = (name: string): string => string(name) ?? fail(`--${name} is required`);
   const uuid = (name: string): string | undefined => {
     const value = string(name);
@@ -71,20 +101,20 @@ export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usag
   };
   const choice = <T extends string>(name: string, allowed: readonly T[]): T | undefined => {
     const value = string(name);
-    if (value === undefined) return undefined;
-    const found = allowed.find((a) => a === value);
-    return found ?? fail(`--${name} must be one of ${allowed.join(', ')}, not "${value}"`);
+    return value === undefined ? undefined : oneOf(name, allowed, value);
   };
 
   return {
     json: values.json === true,
     help: values.help === true,
     string,
+    strings,
     required,
     uuid,
     requiredUuid: (name) => uuid(name) ?? fail(`--${name} is required`),
     choice,
     requiredChoice: (name, allowed) => choice(name, allowed) ?? fail(`--${name} is required`),
+    choices: (name, allowed) => strings(name).map((value) => oneOf(name, allowed, value)),
     email(name) {
       const value = required(name);
       if (value.length > 254 || !EMAIL.test(value)) {

@@ -24,6 +24,7 @@ const USAGE_LINES = [
   'mnemo admin project create --org ID --name NAME [--id UUID]',
   'mnemo admin project grant --project ID --user ID --access viewer|editor|owner',
   'mnemo admin project revoke --project ID --user ID',
+  'mnemo admin client create --name NAME --type public|confidential [--redirect-uri URI]... [--grant authorization_code|refresh_token|client_credentials|device_code]... [--user ID]',
   'mnemo admin keys rotate',
   'mnemo admin audit list --org ID [--limit N]',
   'mnemo token --user ID [--ttl SECONDS]',
@@ -259,7 +260,7 @@ describe('migrate', () => {
     const first = await mnemo('migrate', '--json');
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(onlyJson(first)).toEqual({ applied: ['2026-11-22T00_initial'] });
+    expect(onlyJson(first)).toEqual({ applied: ['2026-11-22T00_initial', '2026-11-23T00_oauth'] });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);
     expect(onlyJson(again)).toEqual({ applied: [] });
     expect(text).toEqual({ code: 0, stdout: 'the schema is up to date\n', stderr: '' });

@@ -1,5 +1,6 @@
 import { parseCommandArgs, UsageError } from './args.ts';
 import { auditList } from './audit.ts';
+import { clientCreate } from './client.ts';
 import { type Command, InvalidConfiguration, withStore } from './command.ts';
 import { keysRotate } from './keys.ts';
 import { memberAdd, memberRemove } from './member.ts';
@@ -29,6 +30,7 @@ const COMMANDS: readonly Command[] = [
   projectCreate,
   projectGrant,
   projectRevoke,
+  clientCreate,
   keysRotate,
   auditList,
   token,

@@ -87,6 +87,41 @@ export interface SigningKeysTable {
   private_jwk: string;
   public_jwk: string;
   created_at: number;
+  /** The latest expiry of a token this key may have signed; 0 before it signed any. */
+  expires_at: Generated<number>;
+}
+
+/** A client registered by an operator (`mnemo admin client create`). */
+export interface OAuthClientsTable {
+  /** `mnemo_client_…`: never shaped like a UUID, so it cannot be taken for a user's `sub`. */
+  id: string;
+  name: string;
+  type: 'public' | 'confidential';
+  /** SHA-256 (base64url) of the secret of a confidential client; the secret is shown once. */
+  secret_hash: string | null;
+  /** JSON array of exact redirect URIs. */
+  redirect_uris: string;
+  /** JSON array of OAuth grant type identifiers. */
+  grant_types: string;
+  /** The user a client-credentials client acts as. */
+  service_user_id: string | null;
+  created_at: number;
+}
+
+/**
+ * oidc-provider's records (Session, Grant, AuthorizationCode, RefreshToken, DeviceCode,
+ * Interaction, …), one row per (model, id), the payload as JSON.
+ */
+export interface OAuthRecordsTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  /** Milliseconds since the epoch; null: kept until destroyed. */
+  expires_at: number | null;
+  consumed_at: number | null;
 }
 
 export interface InstanceSecretsTable {
@@ -105,6 +140,8 @@ export interface Tables {
   audit_log: AuditLogTable;
   signing_keys: SigningKeysTable;
   instance_secrets: InstanceSecretsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_records: OAuthRecordsTable;
 }
 
 export type MemoryRow = Selectable<MemoriesTable>;

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Environment } from '../config.ts';
 import { ApiError } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { allows, insufficientScope } from '../platform/scopes.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
 import {
   AddBody,
@@ -58,6 +59,12 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
 
     app.addHook('onRequest', deps.authenticate);
+    // Scopes are checked with account status and membership (403), before anything else.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const read = request.method === 'GET' || request.method === 'HEAD';
+      const scope = read ? 'memory:read' : 'memory:write';
+      done(allows(request.caller, scope) ? undefined : insufficientScope(scope));
+    });
     // Callback hooks where there is nothing to await: they run on every request.
     app.addHook('onRequest', (request, _reply, done) => {
       const on = memoryEnabled(deps.environment, request.caller.memoryEnabled);

@@ -2,15 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
-import { loadSigningKeys, SIGNING_ALG } from './signing-keys.ts';
+import { extendKeyLease, loadSigningKeys, SIGNING_ALG } from './signing-keys.ts';
 
-/** The built-in issuer and the audience of its platform credentials. */
+/** The built-in issuer and the audience (the platform API resource) of its credentials. */
 export function builtInIssuer(publicUrl: string) {
   return { issuer: `${publicUrl}/oauth`, audience: `${publicUrl}/api` } as const;
 }
 
 /**
- * Signs a platform credential for a user with the newest key of the store.
+ * Signs a platform credential for a user with the newest key of the store, for operators and
+ * development (`mnemo token`, the demo). It carries no `scope`: full access, as the spec's
+ * credential has. Tokens from the authorization server carry the scopes their grant allows.
  *
  * @example
  * const token = await issuePlatformCredential(db, 'http://127.0.0.1:8080', userId, 3600);
@@ -24,13 +26,15 @@ export async function issuePlatformCredential(
   const [key] = await loadSigningKeys(db);
   if (!key) throw new Error('no signing key in the store; start the server or run `mnemo migrate`');
   const { issuer, audience } = builtInIssuer(publicUrl);
-  return new SignJWT({ scope: 'memory' })
+  const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
+  await extendKeyLease(db, key.kid, expiresAt * 1000);
+  return new SignJWT({})
     .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(issuer)
     .setAudience(audience)
     .setSubject(userId)
     .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .setExpirationTime(expiresAt)
     .setJti(randomUUID())
     .sign(key.privateKey);
 }

@@ -15,6 +15,8 @@ export interface Caller {
   /** The organization's memory switch: null when never set. */
   readonly memoryEnabled: boolean | null;
   readonly userOverride: UserOverridePolicy;
+  /** What the credential allows (scopes.ts); undefined: everything. */
+  readonly scopes: ReadonlySet<string> | undefined;
 }
 
 declare module 'fastify' {
@@ -78,7 +80,7 @@ export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
   }
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { issuer, userId } = await credential(request);
+    const { issuer, userId, scopes } = await credential(request);
     // One budget per subject, however many tokens it holds.
     await rate(`${issuer} ${userId}`, reply);
     const orgId = organization(request);
@@ -92,6 +94,7 @@ export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
       role: context.role,
       memoryEnabled: context.memoryEnabled,
       userOverride: context.userOverride,
+      scopes,
     };
   };
 }

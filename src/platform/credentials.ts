@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { OutsideIssuer } from '../config.ts';
 import type { Tables } from '../db/tables.ts';
 import { builtInIssuer } from '../oauth/platform-credential.ts';
-import { loadPublicKeys, SIGNING_ALG } from '../oauth/signing-keys.ts';
+import { importPublicKey, loadTrustedKeys, SIGNING_ALG } from '../oauth/signing-keys.ts';
 import { unauthenticated } from './errors.ts';
 
 /** Who a verified platform credential speaks for. */
@@ -18,6 +18,12 @@ export interface Credential {
   readonly issuer: string;
   /** The user id (`sub`); for an outside issuer it must be a provisioned user's id. */
   readonly userId: string;
+  /**
+   * The scopes the token grants (its `scope` claim, RFC 9068); undefined when it has no such
+   * claim, which grants everything: the spec's credential (`mnemo token`, outside issuers that
+   * send no scopes).
+   */
+  readonly scopes: ReadonlySet<string> | undefined;
 }
 
 export interface CredentialVerifierOptions {
@@ -27,6 +33,9 @@ export interface CredentialVerifierOptions {
   readonly clockToleranceSeconds?: number;
   readonly cacheSize?: number;
 }
+
+/** How far past `exp` a token is still accepted: the clocks of issuer and server may differ. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
 
 export type CredentialVerifier = (authorization: string | undefined) => Promise<Credential>;
 
@@ -44,10 +53,13 @@ interface TrustedIssuer {
  * verification costs more than the rest of a read.
  */
 export function createCredentialVerifier(options: CredentialVerifierOptions): CredentialVerifier {
-  const tolerance = options.clockToleranceSeconds ?? 30;
+  const tolerance = options.clockToleranceSeconds ?? CLOCK_TOLERANCE_SECONDS;
   const builtIn = builtInIssuer(options.publicUrl);
   const issuers = new Map<string, TrustedIssuer>();
-  issuers.set(builtIn.issuer, { ...builtIn, getKey: createStoreKeyResolver(options.db) });
+  issuers.set(builtIn.issuer, {
+    ...builtIn,
+    getKey: createStoreKeyResolver(options.db, tolerance * 1000),
+  });
   const outside = options.outsideIssuer;
   if (outside) {
     issuers.set(outside.issuer, {
@@ -80,7 +92,11 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
         clockTolerance: tolerance,
         requiredClaims: ['sub', 'exp'],
       });
-      const credential: Credential = { issuer: trusted.issuer, userId: payload.sub as string };
+      const credential: Credential = {
+        issuer: trusted.issuer,
+        userId: payload.sub as string,
+        scopes: parseScopes(payload.scope),
+      };
       cache.set(token, credential, (payload.exp as number) * 1000);
       return credential;
     } catch (error) {
@@ -89,6 +105,14 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
       throw error;
     }
   };
+}
+
+/** RFC 9068: `scope` is a space-separated string; any other type makes the token invalid. */
+function parseScopes(claim: unknown): ReadonlySet<string> | undefined {
+  if (claim === undefined) return undefined;
+  if (typeof claim !== 'string')
+    throw new joseErrors.JWTClaimValidationFailed('scope', {}, 'scope');
+  return new Set(claim.split(' ').filter((scope) => scope !== ''));
 }
 
 function bearerToken(authorization: string | undefined): string {
@@ -100,15 +124,23 @@ function bearerToken(authorization: string | undefined): string {
 
 /** The least time between two loads of the store's keys: unknown `kid`s are free to send. */
 const KEY_RELOAD_INTERVAL_MS = 1000;
+/** Known keys are read again this often, so a rotation is noticed without an unknown `kid`. */
+const KEY_REFRESH_MS = 60_000;
+
+interface TrustedKey {
+  readonly key: CryptoKey;
+  readonly trustedUntil: number;
+}
 
 /**
- * Resolves a `kid` against the store's public keys. An unknown `kid` (a key added by
- * `mnemo admin keys rotate`, or a forgery) waits for a load that starts after it arrived, so a
- * new key is found on its first use; loads run at most once a second, shared by every request
- * that waits for them.
+ * Resolves a `kid` against the store's trusted keys (signing-keys.ts: the newest, and older ones
+ * until their last token expired). An unknown `kid` (a key added by `mnemo admin keys rotate`,
+ * or a forgery) or a key past the end of its trust as last read waits for a load that starts
+ * after it arrived; loads run at most once a second, shared by every request that waits for
+ * them. A set read over a minute ago is read again in the background.
  */
-function createStoreKeyResolver(db: Kysely<Tables>) {
-  let keys = new Map<string, CryptoKey>();
+function createStoreKeyResolver(db: Kysely<Tables>, toleranceMs: number) {
+  let keys = new Map<string, TrustedKey>();
   let lastStart = Number.NEGATIVE_INFINITY;
   let appliedStart = Number.NEGATIVE_INFINITY;
   /** The next load while it has not started: every miss until then is served by it. */
@@ -122,21 +154,39 @@ function createStoreKeyResolver(db: Kysely<Tables>) {
       next = undefined;
       const startedAt = Date.now();
       lastStart = startedAt;
-      const loaded = await loadPublicKeys(db);
+      const loaded = await loadTrustedKeys(db, startedAt, toleranceMs);
+      const imported = await Promise.all(
+        loaded.map(
+          async (k) =>
+            [
+              k.kid,
+              { key: await importPublicKey(k.publicJwk), trustedUntil: k.trustedUntil },
+            ] as const,
+        ),
+      );
       // A slow load must not overwrite what a later one found.
       if (startedAt >= appliedStart) {
         appliedStart = startedAt;
-        keys = new Map(loaded.map((k) => [k.kid, k.publicKey]));
+        keys = new Map(imported);
       }
     })();
     return next;
   };
 
+  const usable = (kid: string, now: number) => {
+    const found = keys.get(kid);
+    return found && found.trustedUntil + toleranceMs > now ? found.key : undefined;
+  };
+
   return async (header: { kid?: string }): Promise<CryptoKey> => {
     const kid = header.kid;
     if (kid === undefined) throw new joseErrors.JWKSNoMatchingKey();
-    if (!keys.has(kid)) await loadAfterNow();
-    const key = keys.get(kid);
+    const now = Date.now();
+    if (!usable(kid, now)) await loadAfterNow();
+    // A stale set is read again beside this request, not before it; a failed read is retried
+    // on a later request, and this one is answered from what is known.
+    else if (now - appliedStart > KEY_REFRESH_MS) loadAfterNow().catch(() => {});
+    const key = usable(kid, Date.now());
     if (!key) throw new joseErrors.JWKSNoMatchingKey();
     return key;
   };

@@ -1,0 +1,106 @@
+import type { Kysely } from 'kysely';
+import type { MemberRole, Tables } from '../db/tables.ts';
+import { hashPassword, verifyPassword } from '../orgs/passwords.ts';
+import { normalizeEmail } from '../orgs/users.repository.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
+
+export interface Account {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string | null;
+}
+
+export interface Membership {
+  readonly id: string;
+  readonly name: string;
+  readonly role: MemberRole;
+}
+
+/** An active user, or undefined: suspended and banned accounts do not exist for sign-in. */
+export async function findActiveAccount(
+  db: Kysely<Tables>,
+  id: string,
+): Promise<Account | undefined> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'name'])
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+}
+
+/** The organizations the user is a member of, with the role held in each, oldest first. */
+export async function organizationsOf(db: Kysely<Tables>, userId: string): Promise<Membership[]> {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('organizations as o', 'o.id', 'm.org_id')
+    .select(['o.id', 'o.name', 'm.role'])
+    .where('m.user_id', '=', userId)
+    .orderBy('m.created_at')
+    .orderBy('o.id')
+    .execute();
+}
+
+export type SignInOutcome =
+  | { readonly ok: true; readonly userId: string }
+  | {
+      readonly ok: false;
+      readonly reason: 'wrong-credentials' | 'suspended' | 'banned' | 'throttled';
+      /** For `throttled`: seconds until another attempt is allowed. */
+      readonly retryAfterSeconds?: number;
+    };
+
+export interface SignInDeps {
+  readonly db: Kysely<Tables>;
+  /** Failed sign-ins per account (its email), across every address. */
+  readonly perAccount: RateLimiter;
+  /** Failed sign-ins per client address, across every account. */
+  readonly perAddress: RateLimiter;
+}
+
+/**
+ * Checks an email and password. Failures count per account and per client address; once either
+ * is spent, sign-in is refused without looking at the password, so guessing cannot go faster
+ * than the limit. An unknown email costs a hash like a known one, so timing tells nothing.
+ * Suspended and banned accounts are refused after the password matched: only the owner of the
+ * password learns the account's state.
+ */
+export function createSignIn(deps: SignInDeps) {
+  const { db, perAccount, perAddress } = deps;
+  // A hash to compare against when the email is unknown or has no password.
+  const decoy = hashPassword('not a password of anyone');
+
+  return async function signIn(
+    email: string,
+    password: string,
+    address: string,
+  ): Promise<SignInOutcome> {
+    const accountKey = `sign-in ${normalizeEmail(email.trim())}`;
+    const addressKey = `sign-in ${address}`;
+    const [account, fromAddress] = await Promise.all([
+      perAccount.peek(accountKey),
+      perAddress.peek(addressKey),
+    ]);
+    if (!account.allowed || !fromAddress.allowed) {
+      const wait = Math.max(
+        account.allowed ? 0 : account.resetSeconds,
+        fromAddress.allowed ? 0 : fromAddress.resetSeconds,
+      );
+      return { ok: false, reason: 'throttled', retryAfterSeconds: wait };
+    }
+    const user = await db
+      .selectFrom('users')
+      .select(['id', 'password_hash', 'status'])
+      .where('email', '=', normalizeEmail(email.trim()))
+      .executeTakeFirst();
+    const matches = await verifyPassword(password, user?.password_hash ?? (await decoy));
+    if (!user || user.password_hash === null || !matches) {
+      await Promise.all([perAccount.hit(accountKey), perAddress.hit(addressKey)]);
+      return { ok: false, reason: 'wrong-credentials' };
+    }
+    if (user.status !== 'active') return { ok: false, reason: user.status };
+    return { ok: true, userId: user.id };
+  };
+}
+
+export type SignIn = ReturnType<typeof createSignIn>;

@@ -1,0 +1,264 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import type { Tables } from '../db/tables.ts';
+import { PLATFORM_SCOPES } from '../platform/scopes.ts';
+import { findActiveAccount, type SignIn } from './accounts.ts';
+import { consentPage } from './pages/consent.page.ts';
+import { errorPage } from './pages/error.page.ts';
+import { signInPage } from './pages/sign-in.page.ts';
+import type { ProviderHolder } from './provider-holder.ts';
+
+export interface InteractionRoutesDeps {
+  readonly providers: ProviderHolder;
+  readonly db: Kysely<Tables>;
+  readonly signIn: SignIn;
+  readonly securityHeaders: Readonly<Record<string, string>>;
+}
+
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** What the identity scopes mean, for the consent page; the platform's are in scopes.ts. */
+const IDENTITY_SCOPES: Record<string, string> = {
+  openid: 'Know who you are',
+  email: 'See your email address',
+  profile: 'See your name',
+  offline_access: 'Stay connected when you are not using it',
+};
+
+const describeScope = (name: string) => ({
+  name,
+  description:
+    (PLATFORM_SCOPES as Record<string, string>)[name] ?? IDENTITY_SCOPES[name] ?? 'Access',
+});
+
+const SIGN_IN_MESSAGES = {
+  'wrong-credentials': { status: 401, text: 'Wrong email or password.' },
+  suspended: { status: 403, text: 'This account is suspended.' },
+  banned: { status: 403, text: 'This account is closed.' },
+} as const;
+
+/**
+ * The pages the provider sends a person to (`interactions.url`): sign in, then, for a client
+ * that is not mnemo's own, consent. Each step ends by handing the result back to the provider,
+ * which continues the authorization (or device) request it paused.
+ */
+export function registerInteractionRoutes(parent: FastifyInstance, deps: InteractionRoutesDeps) {
+  const { providers, db, signIn } = deps;
+
+  parent.register(async (app) => {
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.headers(deps.securityHeaders);
+    });
+    app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+      // The interaction cookie is missing or expired (another browser, a stale tab): the
+      // provider's SessionNotFound. Nothing to resume: the person starts again at the app.
+      const expired = error.name === 'SessionNotFound' || error.name === 'InvalidRequest';
+      if (!expired) request.log.error({ err: error }, 'interaction failed');
+      return sendPage(
+        reply,
+        expired ? 400 : 500,
+        errorPage(
+          expired
+            ? {
+                error: 'interaction_expired',
+                description:
+                  'This sign-in has expired or was started in another browser. Go back to the application and start again.',
+              }
+            : { error: 'server_error', description: 'The sign-in could not be completed.' },
+        ),
+      );
+    });
+
+    const base = '/oauth/interaction/:uid';
+    const actions = (uid: string) => ({
+      login: `/oauth/interaction/${uid}/login`,
+      consent: `/oauth/interaction/${uid}/consent`,
+      abort: `/oauth/interaction/${uid}/abort`,
+    });
+
+    /** The paused interaction this browser holds, checked against the path's uid. */
+    async function interaction(
+      request: FastifyRequest<{ Params: { uid: string } }>,
+      reply: FastifyReply,
+    ) {
+      const provider = await providers.current();
+      const details = await provider.interactionDetails(request.raw, reply.raw);
+      if (details.uid !== request.params.uid) {
+        throw Object.assign(new Error('interaction mismatch'), { name: 'SessionNotFound' });
+      }
+      return { provider, details };
+    }
+
+    async function clientName(provider: Provider, details: Interaction) {
+      const client = await provider.Client.find(String(details.params.client_id));
+      return {
+        name: client?.clientName ?? String(details.params.client_id),
+        firstParty:
+          (client?.metadata() as { mnemo_first_party?: boolean } | undefined)?.mnemo_first_party ===
+          true,
+      };
+    }
+
+    /** Hands the result to the provider and sends the browser back to it. */
+    async function finish(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      provider: Provider,
+      result: Parameters<Provider['interactionResult']>[2],
+    ) {
+      const returnTo = await provider.interactionResult(request.raw, reply.raw, result, {
+        mergeWithLastSubmission: false,
+      });
+      return reply.redirect(returnTo, 303);
+    }
+
+    app.get<{ Params: { uid: string } }>(
+      base,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const { provider, details } = await interaction(request, reply);
+        const client = await clientName(provider, details);
+        const uid = details.uid;
+        if (details.prompt.name === 'login') {
+          return sendPage(
+            reply,
+            200,
+            signInPage({
+              action: actions(uid).login,
+              abortAction: actions(uid).abort,
+              clientName: client.name,
+            }),
+          );
+        }
+        const accountId = details.session?.accountId;
+        const account = accountId ? await findActiveAccount(db, accountId) : undefined;
+        if (!account) {
+          return finish(request, reply, provider, {
+            error: 'access_denied',
+            error_description: 'the account is not active',
+          });
+        }
+        // mnemo's own applications are trusted with what they ask; others must be allowed.
+        if (client.firstParty) {
+          return finish(request, reply, provider, {
+            consent: { grantId: await grantAll(provider, details) },
+          });
+        }
+        return sendPage(
+          reply,
+          200,
+          consentPage({
+            action: actions(uid).consent,
+            abortAction: actions(uid).abort,
+            clientName: client.name,
+            userEmail: account.email,
+            scopes: requestedScopes(details).map(describeScope),
+          }),
+        );
+      },
+    );
+
+    app.post<{ Params: { uid: string }; Body: Record<string, string> }>(
+      `${base}/login`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const { provider, details } = await interaction(request, reply);
+        if (details.prompt.name !== 'login')
+          return reply.redirect(`/oauth/interaction/${details.uid}`, 303);
+        const email = String(request.body?.email ?? '');
+        const password = String(request.body?.password ?? '');
+        const outcome = await signIn(email, password, request.ip);
+        if (outcome.ok) {
+          return finish(request, reply, provider, { login: { accountId: outcome.userId } });
+        }
+        const client = await clientName(provider, details);
+        const page = (status: number, error: string) =>
+          sendPage(
+            reply,
+            status,
+            signInPage({
+              action: actions(details.uid).login,
+              abortAction: actions(details.uid).abort,
+              clientName: client.name,
+              email,
+              error,
+            }),
+          );
+        if (outcome.reason === 'throttled') {
+          const wait = outcome.retryAfterSeconds ?? 60;
+          reply.header('retry-after', String(wait));
+          return page(429, `Too many failed sign-ins. Try again in ${wait} s.`);
+        }
+        const message = SIGN_IN_MESSAGES[outcome.reason];
+        return page(message.status, message.text);
+      },
+    );
+
+    app.post<{ Params: { uid: string } }>(
+      `${base}/consent`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const { provider, details } = await interaction(request, reply);
+        if (details.prompt.name !== 'consent')
+          return reply.redirect(`/oauth/interaction/${details.uid}`, 303);
+        return finish(request, reply, provider, {
+          consent: { grantId: await grantAll(provider, details) },
+        });
+      },
+    );
+
+    app.post<{ Params: { uid: string } }>(
+      `${base}/abort`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const { provider } = await interaction(request, reply);
+        return finish(request, reply, provider, {
+          error: 'access_denied',
+          error_description: 'the person declined',
+        });
+      },
+    );
+  });
+}
+
+function sendPage(reply: FastifyReply, status: number, page: string) {
+  return reply.code(status).type('text/html; charset=utf-8').send(page);
+}
+
+interface ConsentDetails {
+  missingOIDCScope?: string[];
+  missingOIDCClaims?: string[];
+  missingResourceScopes?: Record<string, string[]>;
+}
+
+/** Every scope the request asks for and the grant lacks: what the consent page lists. */
+function requestedScopes(details: Interaction): string[] {
+  const missing = details.prompt.details as ConsentDetails;
+  const scopes = new Set<string>(missing.missingOIDCScope ?? []);
+  for (const list of Object.values(missing.missingResourceScopes ?? {})) {
+    for (const scope of list) scopes.add(scope);
+  }
+  return [...scopes];
+}
+
+/** Adds what the request asks for to the person's grant for this client, and saves it. */
+async function grantAll(provider: Provider, details: Interaction): Promise<string> {
+  const accountId = details.session?.accountId;
+  const clientId = String(details.params.client_id);
+  const grant =
+    (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
+    new provider.Grant({ accountId, clientId });
+  const missing = details.prompt.details as ConsentDetails;
+  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+  if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+  for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+    grant.addResourceScope(indicator, scopes.join(' '));
+  }
+  return grant.save();
+}

@@ -1,0 +1,150 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import type { Tables } from '../db/tables.ts';
+import type { CredentialVerifier } from '../platform/credentials.ts';
+import { ApiError } from '../platform/errors.ts';
+import type { SignIn } from './accounts.ts';
+import { findActiveAccount, organizationsOf } from './accounts.ts';
+import { registerInteractionRoutes } from './interactions.routes.ts';
+import { builtInIssuer } from './platform-credential.ts';
+import type { ProviderHolder } from './provider-holder.ts';
+import { loadTrustedKeys } from './signing-keys.ts';
+
+export interface OAuthRoutesDeps {
+  readonly providers: ProviderHolder;
+  readonly db: Kysely<Tables>;
+  readonly publicUrl: string;
+  readonly verify: CredentialVerifier;
+  readonly signIn: SignIn;
+  /** Clock skew the memory API allows past a token's expiry: keys stay published that long. */
+  readonly clockToleranceMs: number;
+}
+
+/**
+ * What every page and answer of the authorization server may do in a browser: nothing loaded
+ * from anywhere, no framing (a consent page in a frame is a clickjacking target). The provider
+ * adds the hash of its one inline script (the form_post response) to `script-src` itself.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+/**
+ * The authorization server under `/oauth`: oidc-provider for the protocol, and beside it the
+ * parts mnemo serves itself — the sign-in and consent pages, JWKS from the store, userinfo.
+ */
+export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDeps): void {
+  const { publicUrl } = deps;
+  const origin = new URL(publicUrl);
+  const pathPrefix = origin.pathname === '/' ? '' : origin.pathname;
+  const { issuer } = builtInIssuer(publicUrl);
+  const callbacks = new WeakMap<Provider, ReturnType<Provider['callback']>>();
+
+  /**
+   * Hands a request to the provider as if it were mounted at the issuer's path on the public
+   * origin: the Host and scheme are the public URL's whatever the request said (notes: trap 3),
+   * and the client address is the one Fastify resolved through the trusted proxies.
+   */
+  async function toProvider(request: FastifyRequest, reply: FastifyReply) {
+    const provider = await deps.providers.current();
+    let callback = callbacks.get(provider);
+    if (!callback) {
+      callback = provider.callback();
+      callbacks.set(provider, callback);
+    }
+    reply.hijack();
+    const req = request.raw as IncomingMessage & { originalUrl?: string };
+    const res: ServerResponse = reply.raw;
+    req.originalUrl = `${pathPrefix}${req.url}`;
+    req.url = (req.url ?? '').slice('/oauth'.length) || '/';
+    req.headers.host = origin.host;
+    req.headers['x-forwarded-proto'] = origin.protocol.slice(0, -1);
+    req.headers['x-forwarded-for'] = request.ip;
+    delete req.headers['x-forwarded-host'];
+    delete req.headers.forwarded;
+    res.setHeader('cache-control', 'no-store');
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    await callback(req, res);
+  }
+
+  parent.register(async (scoped) => {
+    // The provider reads request bodies itself (notes: trap 2): nothing here may consume them.
+    scoped.removeAllContentTypeParsers();
+    scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    for (const url of ['/oauth', '/oauth/*']) {
+      scoped.route({
+        method: ['GET', 'HEAD', 'POST', 'OPTIONS', 'PUT', 'PATCH', 'DELETE'],
+        url,
+        schema: { hide: true },
+        handler: toProvider,
+      });
+    }
+  });
+
+  parent.register(async (scoped) => {
+    scoped.addHook('onRequest', async (_request, reply) => {
+      reply.headers(SECURITY_HEADERS);
+    });
+    // RFC 6750 §3.1: errors of a protected resource, in OAuth's shape.
+    scoped.setErrorHandler((error: Error, request, reply) => {
+      if (error instanceof ApiError) {
+        return reply
+          .headers(error.headers)
+          .code(error.status)
+          .send({ error: error.code, error_description: error.message });
+      }
+      request.log.error({ err: error }, 'internal error');
+      return reply.code(500).send({ error: 'server_error' });
+    });
+
+    // Published from the store, not from the provider: a key added by a rotation is published
+    // at once, and an old one until its last token expired (notes: trap 7).
+    scoped.get('/oauth/jwks', { schema: { hide: true } }, async (_request, reply) => {
+      const keys = await loadTrustedKeys(deps.db, Date.now(), deps.clockToleranceMs);
+      return reply
+        .type('application/jwk-set+json; charset=utf-8')
+        .send({ keys: keys.map((key) => key.publicJwk) });
+    });
+
+    // Userinfo, served here because the provider's refuses audience-bound JWT access tokens
+    // and cannot find them (notes: trap 5): any access token of this issuer for the platform
+    // API is accepted, checked exactly as the memory API checks it.
+    const userinfo = async (request: FastifyRequest) => {
+      const credential = await deps.verify(request.headers.authorization).catch((error) => {
+        throw error instanceof ApiError ? invalidToken(error.message) : error;
+      });
+      if (credential.issuer !== issuer) throw invalidToken('not a token of this issuer');
+      const account = await findActiveAccount(deps.db, credential.userId);
+      if (!account) throw new ApiError(403, 'access_denied', 'the account is not active');
+      const organizations = await organizationsOf(deps.db, account.id);
+      return {
+        sub: account.id,
+        email: account.email,
+        ...(account.name === null ? {} : { name: account.name }),
+        organizations,
+      };
+    };
+    scoped.get('/oauth/me', { schema: { hide: true } }, userinfo);
+    scoped.post('/oauth/me', { schema: { hide: true } }, userinfo);
+  });
+
+  registerInteractionRoutes(parent, {
+    providers: deps.providers,
+    db: deps.db,
+    signIn: deps.signIn,
+    securityHeaders: SECURITY_HEADERS,
+  });
+}
+
+const invalidToken = (description: string) =>
+  new ApiError(401, 'invalid_token', description, {
+    headers: {
+      'www-authenticate': `Bearer error="invalid_token", error_description="${description.replace(/"/g, "'")}"`,
+    },
+  });

@@ -1,0 +1,164 @@
+import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
+import type { Database } from '../db/database.ts';
+
+/**
+ * The models whose records `revokeByGrantId` removes: the tokens a grant issues. oidc-provider's
+ * own adapter (lib/adapters/memory_adapter.js, `grantable`) files only these under their grant,
+ * whichever model's adapter is asked to revoke. An Interaction also carries a `grantId`, and is
+ * left alone, as there.
+ */
+const GRANTABLE = [
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PreAuthorizedCode',
+];
+
+/** Clients are registered by operators (oauth_clients), never stored by oidc-provider. */
+const CLIENT = 'Client';
+
+export interface OidcAdapterOptions {
+  /** The clock, integer milliseconds since the epoch. Default `Date.now`. */
+  readonly now?: () => number;
+  /** The metadata of a client, read by oidc-provider's Client model; undefined when unknown. */
+  readonly findClient?: (id: string) => Promise<AdapterPayload | undefined>;
+}
+
+/**
+ * oidc-provider's `adapter` option: one adapter per model name, every model in `oauth_records`,
+ * so that every process of the service shares sessions, grants and codes.
+ *
+ * @example
+ * const provider = new Provider(issuer, {
+ *   adapter: createOidcAdapter(database, { findClient: (id) => clientMetadata(database, id) }),
+ * });
+ */
+export function createOidcAdapter(
+  database: Database,
+  options: OidcAdapterOptions = {},
+): AdapterConstructor {
+  const now = options.now ?? Date.now;
+  const { findClient } = options;
+
+  /** The record, as oidc-provider stored it and with `consumed` when it was; undefined once expired. */
+  async function findWhere(
+    model: string,
+    column: 'id' | 'uid' | 'user_code',
+    value: string,
+  ): Promise<AdapterPayload | undefined> {
+    const at = now();
+    const row = await database.db
+      .selectFrom('oauth_records')
+      .select(['payload', 'consumed_at'])
+      .where('model', '=', model)
+      .where(column, '=', value)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)]))
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const payload = JSON.parse(row.payload) as AdapterPayload;
+    // As the memory adapter reports it: `consumed` is the epoch second of the consumption.
+    if (row.consumed_at !== null) payload.consumed = Math.floor(Number(row.consumed_at) / 1000);
+    return payload;
+  }
+
+  return class OAuthRecordsAdapter implements Adapter {
+    readonly #model: string;
+
+    constructor(model: string) {
+      this.#model = model;
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      if (this.#model === CLIENT) return;
+      // Any finite number counts, as in the memory adapter: a ttl of 0 or less (a record saved
+      // at or past its `exp`) is expired at once, not kept forever.
+      const expiresAt =
+        typeof expiresIn === 'number' && Number.isFinite(expiresIn)
+          ? now() + Math.ceil(expiresIn * 1000)
+          : null;
+      const columns = {
+        payload: JSON.stringify(payload),
+        grant_id: payload.grantId ?? null,
+        user_code: payload.userCode ?? null,
+        uid: payload.uid ?? null,
+        expires_at: expiresAt,
+        // A record saved again is the record as given: an earlier consumption goes with it.
+        consumed_at: null,
+      };
+      await database.write((trx) =>
+        trx
+          .insertInto('oauth_records')
+          .values({ model: this.#model, id, ...columns })
+          .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(columns))
+          .execute(),
+      );
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.#model === CLIENT) return findClient?.(id);
+      return findWhere(this.#model, 'id', id);
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      if (this.#model === CLIENT) return undefined;
+      return findWhere(this.#model, 'uid', uid);
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      if (this.#model === CLIENT) return undefined;
+      return findWhere(this.#model, 'user_code', userCode);
+    }
+
+    async consume(id: string): Promise<void> {
+      if (this.#model === CLIENT) return;
+      const at = now();
+      await database.write((trx) =>
+        trx
+          .updateTable('oauth_records')
+          .set({ consumed_at: at })
+          .where('model', '=', this.#model)
+          .where('id', '=', id)
+          .execute(),
+      );
+    }
+
+    async destroy(id: string): Promise<void> {
+      if (this.#model === CLIENT) return;
+      await database.write((trx) =>
+        trx
+          .deleteFrom('oauth_records')
+          .where('model', '=', this.#model)
+          .where('id', '=', id)
+          .execute(),
+      );
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      if (this.#model === CLIENT) return;
+      await database.write((trx) =>
+        trx
+          .deleteFrom('oauth_records')
+          .where('grant_id', '=', grantId)
+          .where('model', 'in', GRANTABLE)
+          .execute(),
+      );
+    }
+  };
+}
+
+/**
+ * Deletes the records that expired before `now` (they are already invisible to the adapter);
+ * returns how many. oidc-provider never deletes an expired record itself.
+ */
+export async function purgeExpiredOAuthRecords(
+  database: Database,
+  now = Date.now(),
+): Promise<number> {
+  const result = await database.write((trx) =>
+    trx.deleteFrom('oauth_records').where('expires_at', '<', now).executeTakeFirst(),
+  );
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,260 @@
+import type { JWK } from 'jose';
+import Provider, {
+  type ClientMetadata,
+  type Configuration,
+  errors,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
+import type { Database } from '../db/database.ts';
+import { PLATFORM_SCOPE_NAMES } from '../platform/scopes.ts';
+import { findActiveAccount, organizationsOf } from './accounts.ts';
+import { builtInClients, EXTRA_CLIENT_METADATA, findClientMetadata } from './client-metadata.ts';
+import { verifyClientSecret } from './client-secrets.ts';
+import { createOidcAdapter } from './oidc-adapter.ts';
+import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './pages/device.pages.ts';
+import { errorPage } from './pages/error.page.ts';
+import { signedOutPage, signOutPage } from './pages/sign-out.pages.ts';
+import { builtInIssuer } from './platform-credential.ts';
+import { extendKeyLease, type SigningKey } from './signing-keys.ts';
+
+export interface ProviderOptions {
+  readonly database: Database;
+  readonly publicUrl: string;
+  /** Lifetime of access and ID tokens, seconds. */
+  readonly accessTokenTtlSeconds: number;
+  /** Signs cookies; from the store, so every process reads every other's. */
+  readonly cookieKey: string;
+}
+
+/** Lifetimes of what is not an access token, seconds. */
+const TTL = {
+  AuthorizationCode: 60,
+  DeviceCode: 10 * 60,
+  Interaction: 60 * 60,
+  RefreshToken: 30 * 24 * 3600,
+  Session: 14 * 24 * 3600,
+  Grant: 365 * 24 * 3600,
+} as const;
+
+/**
+ * A signer raises its key's lease this far past the token it signs, so it writes once per
+ * stretch rather than once per token; a retired key outlives its last token by at most this.
+ */
+const maxLeaseSlackMs = 5 * 60 * 1000;
+
+/**
+ * The authorization server, configured for mnemo (DESIGN.md section 1, and
+ * `../shared/notes/oidc-provider.md` for why each trap is handled as it is). Built with the
+ * store's trusted keys, newest first: it signs with the first. Rebuilt when the keys change
+ * (provider-holder.ts), since the provider fixes its keys when built.
+ */
+export function createProvider(options: ProviderOptions, keys: readonly SigningKey[]): Provider {
+  const { database, publicUrl, accessTokenTtlSeconds } = options;
+  const { db } = database;
+  const { issuer, audience } = builtInIssuer(publicUrl);
+  const signingKid = keys[0]?.kid;
+  if (!signingKid) throw new Error('no signing key in the store');
+  const https = publicUrl.startsWith('https:');
+  const leases = createLeaseWriter(database, signingKid, {
+    slackMs: Math.min(accessTokenTtlSeconds * 1000, maxLeaseSlackMs),
+  });
+
+  /** The user a token speaks for: the signed-in user, or a client's service user. */
+  async function subjectOf(ctx: KoaContextWithOIDC, accountId: string | undefined) {
+    if (accountId) return accountId;
+    const serviceUser = (ctx.oidc.client?.metadata() as { mnemo_service_user?: string } | undefined)
+      ?.mnemo_service_user;
+    if (!serviceUser) throw new errors.UnauthorizedClient('the client has no service user');
+    return serviceUser;
+  }
+
+  const configuration: Configuration = {
+    adapter: createOidcAdapter(database, {
+      findClient: async (id) => (await findClientMetadata(db, id)) as ClientMetadata | undefined,
+    }),
+    clients: builtInClients(publicUrl),
+    extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA] },
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    responseTypes: ['code'],
+    jwks: { keys: keys.map((key) => ({ ...key.privateJwk, use: 'sig' }) as JWK) as never },
+    cookies: {
+      keys: [options.cookieKey],
+      long: { signed: true, httpOnly: true, sameSite: 'lax', secure: https },
+      short: { signed: true, httpOnly: true, sameSite: 'lax', secure: https },
+    },
+    claims: {
+      openid: ['sub'],
+      email: ['email'],
+      profile: ['name'],
+    },
+    scopes: ['openid', 'offline_access', 'email', 'profile'],
+    async findAccount(_ctx, sub) {
+      const account = await findActiveAccount(db, sub);
+      if (!account) return undefined;
+      return {
+        accountId: account.id,
+        claims: () => ({
+          sub: account.id,
+          email: account.email,
+          ...(account.name === null ? {} : { name: account.name }),
+        }),
+      };
+    },
+    interactions: {
+      url: (_ctx, interaction) => `${issuer}/interaction/${interaction.uid}`,
+    },
+    pkce: { required: () => true },
+    // Refresh tokens go to the clients allowed the grant, whether or not they asked for
+    // offline_access, and are replaced on every use (OAuth 2.1 §4.3.1).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    expiresWithSession: async () => false,
+    ttl: {
+      ...TTL,
+      AccessToken: accessTokenTtlSeconds,
+      ClientCredentials: accessTokenTtlSeconds,
+      IdToken: accessTokenTtlSeconds,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      revocation: { enabled: true },
+      // Our own route serves userinfo (oauth.routes.ts); enabled so discovery names it.
+      userinfo: { enabled: true },
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: async (ctx, _form, _out, err) => {
+          ctx.body = deviceCodePage({
+            action: ctx.oidc.urlFor('code_verification'),
+            xsrf: ctx.oidc.session?.state?.secret as string,
+            ...(err ? { error: deviceCodeError(err) } : {}),
+          });
+        },
+        userCodeConfirmSource: async (ctx, _form, client, _deviceInfo, userCode) => {
+          ctx.body = deviceConfirmPage({
+            action: ctx.oidc.urlFor('code_verification'),
+            xsrf: ctx.oidc.session?.state?.secret as string,
+            userCode,
+            clientName: client.clientName ?? client.clientId,
+          });
+        },
+        successSource: async (ctx) => {
+          const client = ctx.oidc.client;
+          ctx.body = deviceDonePage({ clientName: client?.clientName ?? client?.clientId ?? '' });
+        },
+      },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx) => {
+          ctx.body = signOutPage({
+            action: ctx.oidc.urlFor('end_session_confirm'),
+            xsrf: ctx.oidc.session?.state?.secret as string,
+            host: new URL(publicUrl).host,
+          });
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          const name = ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId;
+          ctx.body = signedOutPage(name === undefined ? {} : { clientName: name });
+        },
+      },
+      resourceIndicators: {
+        enabled: true,
+        // The platform API is the only resource, and the default one: a client that names
+        // none still gets a JWT for it (notes: trap 4).
+        defaultResource: () => audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== audience) throw new errors.InvalidTarget();
+          return {
+            scope: PLATFORM_SCOPE_NAMES.join(' '),
+            audience,
+            accessTokenTTL: accessTokenTtlSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    async extraTokenClaims(ctx, token) {
+      const accountId = accountOf(token);
+      const subject = await subjectOf(ctx, accountId);
+      // A client-credentials client acts only while its service user may.
+      if (!accountId && !(await findActiveAccount(db, subject))) {
+        throw new errors.UnauthorizedClient('the client’s service user is not active');
+      }
+      const organizations = await organizationsOf(db, subject);
+      return { org_ids: organizations.map((org) => org.id) };
+    },
+    formats: {
+      customizers: {
+        async jwt(ctx, token, jwt) {
+          // Client credentials speak for the bound service user, not the client (trap 6).
+          jwt.payload.sub = await subjectOf(ctx, accountOf(token));
+          // An ID token issued beside it expires no later: one lease covers both.
+          await leases.cover(((jwt.payload.exp as number) ?? 0) * 1000);
+        },
+      },
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256'],
+      userinfoSigningAlgValues: ['RS256'],
+      requestObjectSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+    },
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = errorPage({
+        error: String(out.error),
+        ...(out.error_description === undefined
+          ? {}
+          : { description: String(out.error_description) }),
+      });
+    },
+  };
+
+  const provider = new Provider(issuer, configuration);
+  // The request's scheme and host are pinned to the public URL before the provider sees them
+  // (oauth.routes.ts), so it may believe X-Forwarded-Proto: that is what marks cookies Secure
+  // behind TLS termination (trap 14).
+  provider.proxy = true;
+  // Only the SHA-256 of a client secret is stored (trap 8).
+  provider.Client.prototype.compareClientSecret = function compare(
+    this: {
+      clientSecret?: string;
+    },
+    actual: string,
+  ) {
+    return this.clientSecret !== undefined && verifyClientSecret(actual, this.clientSecret);
+  } as never;
+  return provider;
+}
+
+/** The signed-in user of an access token; client-credentials tokens have none. */
+const accountOf = (token: object): string | undefined =>
+  'accountId' in token && typeof token.accountId === 'string' ? token.accountId : undefined;
+
+function deviceCodeError(err: Error): string {
+  if (err.name === 'NoCodeError') return 'Enter the code your device shows.';
+  if (err.name === 'NotFoundError') return 'That code is not known. Check it and try again.';
+  if (err.name === 'ExpiredError') return 'That code has expired. Start again on your device.';
+  if (err.name === 'AlreadyUsedError') return 'That code has already been used.';
+  if (err.name === 'AbortedError') return 'The sign-in was cancelled.';
+  return 'Something went wrong. Try again.';
+}
+
+/**
+ * Keeps the signing key's lease ahead of every token signed with it (signing-keys.ts), writing
+ * only when a token would outlive what is already recorded.
+ */
+function createLeaseWriter(database: Database, kid: string, options: { slackMs: number }) {
+  let recorded = 0;
+  return {
+    async cover(untilMs: number): Promise<void> {
+      if (untilMs <= recorded) return;
+      const target = untilMs + options.slackMs;
+      await database.write((trx) => extendKeyLease(trx, kid, target));
+      recorded = Math.max(recorded, target);
+    },
+  };
+}

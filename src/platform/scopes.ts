@@ -1,0 +1,29 @@
+import type { Credential } from './credentials.ts';
+import { ApiError } from './errors.ts';
+
+/**
+ * The platform API's scopes: what a token from the authorization server may do. A token
+ * without a `scope` claim (`mnemo token`, an outside issuer that sends none) may do all of it.
+ */
+export const PLATFORM_SCOPES = {
+  'memory:read': 'Read your memories and the project pools you can see',
+  'memory:write': 'Add, change and delete your memories and pool contributions',
+  keys: 'Create, list and revoke your API keys',
+  usage: 'Read usage of the chat interface',
+  admin: "Manage your organizations' members, projects and settings",
+} as const;
+
+export type PlatformScope = keyof typeof PLATFORM_SCOPES;
+
+export const PLATFORM_SCOPE_NAMES = Object.keys(PLATFORM_SCOPES) as PlatformScope[];
+
+/** Whether the credential allows `scope`. */
+export function allows(credential: Pick<Credential, 'scopes'>, scope: PlatformScope): boolean {
+  return credential.scopes === undefined || credential.scopes.has(scope);
+}
+
+/** RFC 6750 §3.1: 403 with `insufficient_scope`, naming the scope the request needs. */
+export const insufficientScope = (scope: PlatformScope) =>
+  new ApiError(403, 'insufficient_scope', `the credential lacks the ${scope} scope`, {
+    headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+  });

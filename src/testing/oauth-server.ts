@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import * as client from 'openid-client';
+import type { MemberRole } from '../db/tables.ts';
+import { upsertMembership } from '../orgs/orgs.repository.ts';
+import { hashPassword } from '../orgs/passwords.ts';
+import { insertUser } from '../orgs/users.repository.ts';
+import { buildTestApp, type TestApp } from './build-test-app.ts';
+import { freePort } from './server-process.ts';
+
+export interface OAuthServer {
+  readonly t: TestApp;
+  /** The public URL the app serves on (a real port on loopback). */
+  readonly url: string;
+  readonly issuer: string;
+  /** openid-client's configuration for a client of this server, from discovery. */
+  discover(clientId: string, auth?: client.ClientAuth): Promise<client.Configuration>;
+  /** A user who can sign in with `password`, a member of `orgId` when given. */
+  person(options?: {
+    orgId?: string;
+    role?: MemberRole;
+    password?: string;
+    name?: string;
+  }): Promise<{
+    id: string;
+    email: string;
+    password: string;
+  }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app listening on a loopback port, with its public URL set to that port, so the
+ * authorization server's issuer, redirects and cookies are what a client really meets.
+ */
+export async function startOAuthServer(env: Record<string, string> = {}): Promise<OAuthServer> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t = await buildTestApp({ MNEMO_PUBLIC_URL: url, ...env });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const issuer = `${url}/oauth`;
+  // Sign-in pages hash passwords with scrypt: one hash serves every person of a file.
+  const hashes = new Map<string, Promise<string>>();
+  return {
+    t,
+    url,
+    issuer,
+    discover: (clientId, auth) =>
+      client.discovery(new URL(issuer), clientId, undefined, auth ?? client.None(), {
+        execute: [client.allowInsecureRequests],
+      }),
+    async person(options = {}) {
+      const id = randomUUID();
+      const email = `${id.slice(0, 8)}@example.test`;
+      const password = options.password ?? 'correct horse battery staple';
+      let hash = hashes.get(password);
+      if (!hash) {
+        hash = hashPassword(password);
+        hashes.set(password, hash);
+      }
+      await insertUser(t.database.db, {
+        id,
+        email,
+        name: options.name ?? 'Ada Lovelace',
+        passwordHash: await hash,
+      });
+      if (options.orgId)
+        await upsertMembership(t.database.db, options.orgId, id, options.role ?? 'member');
+      return { id, email, password };
+    },
+    close: () => t.close(),
+  };
+}
