@@ -14,7 +14,7 @@ import { createSignIn } from './oauth/accounts.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { createProviderHolder } from './oauth/provider-holder.ts';
 import { createPlatformAuthentication } from './platform/authenticate.ts';
-import { CLOCK_TOLERANCE_SECONDS, createCredentialVerifier } from './platform/credentials.ts';
+import { createCredentialVerifier } from './platform/credentials.ts';
 import { registerDrain } from './platform/drain.ts';
 import {
   frameworkErrors,
@@ -98,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: database.db,
     publicUrl: config.publicUrl,
     outsideIssuer: config.outsideIssuer,
+    clockToleranceSeconds: config.authClockToleranceSeconds,
   });
   const authenticate = createPlatformAuthentication({
     database,
@@ -146,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       perAccount: signInLimiter('failed-sign-in-account', SIGN_IN_FAILURES_PER_ACCOUNT),
       perAddress: signInLimiter('failed-sign-in-address', SIGN_IN_FAILURES_PER_ADDRESS),
     }),
-    clockToleranceMs: CLOCK_TOLERANCE_SECONDS * 1000,
+    clockToleranceMs: config.authClockToleranceSeconds * 1000,
   });
 
   app.get(

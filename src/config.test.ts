@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 60,
       failedAuthPerMinute: 100,
       outsideIssuer: undefined,
+      authClockToleranceSeconds: 30,
       accessTokenTtlSeconds: 900,
       seedDemo: true,
       optimisticConcurrency: false,

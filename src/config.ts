@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -22,6 +24,7 @@ const Env = Type.Object({
   MNEMO_AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MNEMO_AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  MNEMO_AUTH_CLOCK_TOLERANCE_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
   MNEMO_ACCESS_TOKEN_TTL_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   MNEMO_SEED_DEMO: Type.Optional(OnOff),
   MNEMO_OPTIMISTIC_CONCURRENCY: Type.Optional(OnOff),
@@ -63,6 +66,8 @@ export interface Config {
   /** Failed authentications per minute per client address; 0 turns it off. */
   readonly failedAuthPerMinute: number;
   readonly outsideIssuer: OutsideIssuer | undefined;
+  /** How long past its `exp` a platform credential is still accepted (clock skew), seconds. */
+  readonly authClockToleranceSeconds: number;
   /** Lifetime of the authorization server's access and ID tokens, seconds. */
   readonly accessTokenTtlSeconds: number;
   readonly seedDemo: boolean;
@@ -129,6 +134,7 @@ function fromEnv(env: Env): Config {
     failedAuthPerMinute:
       rateLimitPerMinute === 0 ? 0 : Number(env.MNEMO_FAILED_AUTH_PER_MINUTE ?? '100'),
     outsideIssuer,
+    authClockToleranceSeconds: Number(env.MNEMO_AUTH_CLOCK_TOLERANCE_SECONDS ?? '30'),
     accessTokenTtlSeconds: Number(env.MNEMO_ACCESS_TOKEN_TTL_SECONDS ?? '900'),
     seedDemo: (env.MNEMO_SEED_DEMO ?? 'on') === 'on',
     optimisticConcurrency: env.MNEMO_OPTIMISTIC_CONCURRENCY === 'on',
@@ -160,4 +166,19 @@ function isProxyEntry(entry: string): boolean {
   if (version === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;
   return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * Where `mnemo login` keeps its credentials: `$XDG_CONFIG_HOME/mnemo/credentials.json`, by
+ * default `~/.config/mnemo/credentials.json`.
+ *
+ * @example
+ * cliCredentialsPath({ XDG_CONFIG_HOME: '/tmp/cfg' }); // '/tmp/cfg/mnemo/credentials.json'
+ */
+export function cliCredentialsPath(source: Record<string, string | undefined> = process.env): string {
+  // XDG Base Directory Specification: "If $XDG_CONFIG_HOME is either not set or empty, a default
+  // equal to $HOME/.config should be used", and a relative path in it "should be ignored".
+  const xdg = source.XDG_CONFIG_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(source.HOME || homedir(), '.config');
+  return join(base, 'mnemo', 'credentials.json');
 }

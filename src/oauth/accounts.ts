@@ -29,14 +29,14 @@ export async function findActiveAccount(
     .executeTakeFirst();
 }
 
-/** The organizations the user is a member of, with the role held in each, oldest first. */
+/** The organizations the user is a member of, with the role held in each, by name. */
 export async function organizationsOf(db: Kysely<Tables>, userId: string): Promise<Membership[]> {
   return db
     .selectFrom('memberships as m')
     .innerJoin('organizations as o', 'o.id', 'm.org_id')
     .select(['o.id', 'o.name', 'm.role'])
     .where('m.user_id', '=', userId)
-    .orderBy('m.created_at')
+    .orderBy('o.name')
     .orderBy('o.id')
     .execute();
 }

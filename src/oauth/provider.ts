@@ -192,6 +192,9 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
         async jwt(ctx, token, jwt) {
           // Client credentials speak for the bound service user, not the client (trap 6).
           jwt.payload.sub = await subjectOf(ctx, accountOf(token));
+          // The provider leaves `scope` out when none was granted, and a token without the
+          // claim is read as the spec's full-access credential: say "none" explicitly.
+          jwt.payload.scope ??= '';
           // An ID token issued beside it expires no later: one lease covers both.
           await leases.cover(((jwt.payload.exp as number) ?? 0) * 1000);
         },

@@ -34,9 +34,6 @@ export interface CredentialVerifierOptions {
   readonly cacheSize?: number;
 }
 
-/** How far past `exp` a token is still accepted: the clocks of issuer and server may differ. */
-export const CLOCK_TOLERANCE_SECONDS = 30;
-
 export type CredentialVerifier = (authorization: string | undefined) => Promise<Credential>;
 
 interface TrustedIssuer {
@@ -53,7 +50,7 @@ interface TrustedIssuer {
  * verification costs more than the rest of a read.
  */
 export function createCredentialVerifier(options: CredentialVerifierOptions): CredentialVerifier {
-  const tolerance = options.clockToleranceSeconds ?? CLOCK_TOLERANCE_SECONDS;
+  const tolerance = options.clockToleranceSeconds ?? 30;
   const builtIn = builtInIssuer(options.publicUrl);
   const issuers = new Map<string, TrustedIssuer>();
   issuers.set(builtIn.issuer, {

@@ -44,9 +44,11 @@ export async function buildTestApp(
   options: {
     /** Lets a test stand between the app and its store (a store that cannot sync, say). */
     readonly wrapDatabase?: (database: Database) => Database;
+    /** Another app's store, as a second process would share it; left for its owner to remove. */
+    readonly sharedStore?: TestStore;
   } = {},
 ): Promise<TestApp> {
-  const store = await createTestStore();
+  const store = options.sharedStore ?? (await createTestStore());
   const config = testConfig({ MNEMO_DATABASE_URL: store.url, ...env });
   const database = createDatabase(config.databaseUrl, {
     poolSize: config.databasePoolSize,
@@ -78,7 +80,7 @@ export async function buildTestApp(
     close: async () => {
       await app.close();
       await database.close();
-      await store.dispose();
+      if (!options.sharedStore) await store.dispose();
     },
   };
 }

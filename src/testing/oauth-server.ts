@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as client from 'openid-client';
 import type { MemberRole } from '../db/tables.ts';
+import { createClientId, createClientSecret, hashClientSecret } from '../oauth/client-secrets.ts';
+import { type ClientGrant, insertClient } from '../oauth/clients.repository.ts';
 import { upsertMembership } from '../orgs/orgs.repository.ts';
 import { hashPassword } from '../orgs/passwords.ts';
 import { insertUser } from '../orgs/users.repository.ts';
@@ -25,6 +27,13 @@ export interface OAuthServer {
     email: string;
     password: string;
   }>;
+  /** Registers a client as `mnemo admin client create` does; the secret for confidential ones. */
+  client(options: {
+    type: 'public' | 'confidential';
+    grants: ClientGrant[];
+    redirectUris?: string[];
+    serviceUserId?: string;
+  }): Promise<{ id: string; secret: string | undefined }>;
   close(): Promise<void>;
 }
 
@@ -37,6 +46,23 @@ export async function startOAuthServer(env: Record<string, string> = {}): Promis
   const url = `http://127.0.0.1:${port}`;
   const t = await buildTestApp({ MNEMO_PUBLIC_URL: url, ...env });
   await t.app.listen({ port, host: '127.0.0.1' });
+  return serve(t, url);
+}
+
+/**
+ * A second process of `server`'s service, as behind a load balancer: the same store and public
+ * URL, its own port (`localUrl`), its own memory.
+ */
+export async function startSecondProcess(
+  server: OAuthServer,
+): Promise<{ t: TestApp; localUrl: string; close: () => Promise<void> }> {
+  const port = await freePort();
+  const t = await buildTestApp({ MNEMO_PUBLIC_URL: server.url }, { sharedStore: server.t.store });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { t, localUrl: `http://127.0.0.1:${port}`, close: () => t.close() };
+}
+
+function serve(t: TestApp, url: string): OAuthServer {
   const issuer = `${url}/oauth`;
   // Sign-in pages hash passwords with scrypt: one hash serves every person of a file.
   const hashes = new Map<string, Promise<string>>();
@@ -66,6 +92,20 @@ export async function startOAuthServer(env: Record<string, string> = {}): Promis
       if (options.orgId)
         await upsertMembership(t.database.db, options.orgId, id, options.role ?? 'member');
       return { id, email, password };
+    },
+    async client(options) {
+      const id = createClientId();
+      const secret = options.type === 'confidential' ? createClientSecret() : undefined;
+      await insertClient(t.database.db, {
+        id,
+        name: 'Third Party App',
+        type: options.type,
+        secretHash: secret === undefined ? null : hashClientSecret(secret),
+        redirectUris: options.redirectUris ?? [],
+        grants: options.grants,
+        serviceUserId: options.serviceUserId ?? null,
+      });
+      return { id, secret };
     },
     close: () => t.close(),
   };
