@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
+import { Browser } from './testing/browser.ts';
 import { storesOfThisFile } from './testing/file-stores.ts';
 import { type ServerProcess, startServerProcess } from './testing/server-process.ts';
 
@@ -34,14 +35,15 @@ async function start(databaseUrl: string): Promise<ServerProcess> {
 }
 
 async function announcement(server: ServerProcess) {
-  const [, orgId, userId] = await server.waitForStdout(
-    /demo organization: ([0-9a-f-]{36})\ndemo user: +([0-9a-f-]{36})\n/,
+  const [, orgId, userId, signIn] = await server.waitForStdout(
+    /demo organization: ([0-9a-f-]{36})\ndemo user: +([0-9a-f-]{36})\ndemo sign-in: +([^\n]+)\n/,
   );
   const [, token] = await server.waitForStdout(/platform credential \(24 h\):\n([\w.-]+)\n/);
   const [, curl] = await server.waitForStdout(/try it:\n(curl [^\n]+)\n/);
   return {
     orgId: orgId as string,
     userId: userId as string,
+    signIn: signIn as string,
     token: token as string,
     curl: curl as string,
   };
@@ -57,6 +59,20 @@ test('an empty store: the demo account, a credential and a curl line that works 
   const first = await start(databaseUrl);
   const demo = await announcement(first);
   expect(first.stdout()).toContain(`mnemo is serving on ${first.url}`);
+  expect(demo.signIn).toMatch(/^demo@mnemo\.local \/ [\w-]{16} \(shown this once\)$/);
+  // The printed password signs in on the sign-in pages (the README's "Sign in" section).
+  const password = (demo.signIn.split(' / ')[1] as string).split(' ')[0] as string;
+  const callback = `${first.url}/studio/callback`;
+  const browser = new Browser();
+  const signInPage = await browser.open(
+    `${first.url}/oauth/auth?client_id=mnemo-studio&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(callback)}&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`,
+  );
+  const signedIn = await browser.submit(
+    signInPage,
+    { email: 'demo@mnemo.local', password },
+    { stopAt: (url) => url.startsWith(callback) },
+  );
+  expect(new URL(signedIn.url).searchParams.get('code')).toEqual(expect.any(String));
   expect(demo.curl).toContain(`Authorization: Bearer ${demo.token}`);
   expect(demo.curl).toContain(`X-Organization-Id: ${demo.orgId}`);
 
@@ -84,6 +100,9 @@ test('an empty store: the demo account, a credential and a curl line that works 
     orgId: demo.orgId,
     userId: demo.userId,
   });
+  expect(again.signIn).toBe(
+    'demo@mnemo.local (its password was printed when the store was created)',
+  );
   const listed = await run('bash', ['-c', again.curl]);
   const { memories } = JSON.parse(listed.stdout) as { memories: Array<{ content: string }> };
   expect(memories.map((m) => m.content)).toEqual(['Prefers tea over coffee']);

@@ -4,9 +4,11 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createDatabase, type Database } from './db/database.ts';
 import { migrateToLatest, UnknownSchemaError } from './db/migrator.ts';
 import { scheduleTombstonePurge } from './memory/tombstone-retention.ts';
+import { purgeExpiredOAuthRecords } from './oauth/oidc-adapter.ts';
 import { issuePlatformCredential } from './oauth/platform-credential.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
-import { ensureDemoAccount } from './orgs/demo-seed.ts';
+import { DEMO_EMAIL, ensureDemoAccount } from './orgs/demo-seed.ts';
+import { runPeriodically } from './platform/periodic-job.ts';
 
 const DEMO_CREDENTIAL_TTL = 24 * 3600;
 
@@ -35,6 +37,13 @@ export async function start(config: Config): Promise<FastifyInstance> {
     );
     app.addHook('onClose', async () => stop());
   }
+  // oidc-provider never deletes what expired (codes, sessions, refresh tokens): the store does.
+  const stopOAuthPurge = runPeriodically(
+    () => purgeExpiredOAuthRecords(database),
+    3600 * 1000,
+    (error) => app.log.error({ err: error }, 'purging expired authorization records failed'),
+  );
+  app.addHook('onClose', async () => stopOAuthPurge());
   closeOnSignals(app, database);
   await app.listen({ port: config.port, host: config.host });
   if (config.seedDemo) await announceDemo(config, database);
@@ -56,6 +65,10 @@ async function announceDemo(config: Config, database: Database): Promise<void> {
     `mnemo is serving on ${config.publicUrl}`,
     `demo organization: ${demo.orgId}`,
     `demo user:         ${demo.userId}`,
+    demo.password === undefined
+      ? `demo sign-in:      ${DEMO_EMAIL} (its password was printed when the store was created)`
+      : `demo sign-in:      ${DEMO_EMAIL} / ${demo.password} (shown this once)`,
+    `sign-in pages:     ${config.publicUrl}/oauth (see README, "Sign in and get a credential")`,
     'platform credential (24 h):',
     token,
     '',

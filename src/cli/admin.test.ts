@@ -365,7 +365,7 @@ describe('admin keys and admin audit', () => {
 
     const text = await mnemo('admin', 'keys', 'rotate');
     expect(text.stdout).toMatch(
-      /^new signing key [\w-]{43}: it signs from now on; older keys keep verifying\n$/,
+      /^new signing key [\w-]{43}: servers sign with it within seconds; older keys stay published until their last tokens expired\n$/,
     );
   });
 

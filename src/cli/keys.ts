@@ -4,14 +4,15 @@ import { type Command, onStore } from './command.ts';
 export const keysRotate: Command = {
   path: ['admin', 'keys', 'rotate'],
   usage: 'mnemo admin keys rotate',
-  summary: 'add a new RS256 signing key; it signs from now on, older keys keep verifying',
+  summary:
+    'add a new RS256 signing key: every server signs with it within seconds; older keys stay published until their tokens expired',
   options: [],
   prepare: () =>
     onStore(async ({ database }) => {
       const kid = await rotateSigningKey(database.db);
       return {
         json: { kid },
-        text: `new signing key ${kid}: it signs from now on; older keys keep verifying`,
+        text: `new signing key ${kid}: servers sign with it within seconds; older keys stay published until their last tokens expired`,
       };
     }),
 };

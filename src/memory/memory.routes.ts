@@ -81,14 +81,16 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     const common = {
       tags: ['memory'],
       headers: OrganizationHeader,
-      security: [{ platformCredential: [] }],
     };
+    const reads = { security: [{ platformCredential: ['memory:read'] }] };
+    const writes = { security: [{ platformCredential: ['memory:write'] }] };
 
     app.get(
       BASE,
       {
         schema: {
           ...common,
+          ...reads,
           summary: 'List memories, in full or changed since a cursor',
           querystring: ListQuery,
           response: { 200: ListResponse, ...errors },
@@ -106,6 +108,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       {
         schema: {
           ...common,
+          ...reads,
           summary: 'Get one memory',
           params: MemoryIdParams,
           querystring: UserQuery,
@@ -122,6 +125,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       {
         schema: {
           ...common,
+          ...writes,
           summary: 'Add a memory (201), or fold it into an equal one (200)',
           body: AddBody,
           response: { 201: CreatedResponse, 200: FoldedResponse, ...errors },
@@ -142,6 +146,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       {
         schema: {
           ...common,
+          ...writes,
           summary: 'Update a memory',
           params: MemoryIdParams,
           querystring: UserQuery,
@@ -174,6 +179,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       {
         schema: {
           ...common,
+          ...writes,
           summary: 'Delete a memory (idempotent)',
           params: MemoryIdParams,
           querystring: UserQuery,

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.ts';
+import { runPeriodically } from '../platform/periodic-job.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -42,11 +43,5 @@ export function scheduleTombstonePurge(
   retentionDays: number,
   onError: (error: unknown) => void,
 ): () => void {
-  const run = () => {
-    purgeTombstones(database, retentionDays).catch(onError);
-  };
-  run();
-  const timer = setInterval(run, 3600 * 1000);
-  timer.unref();
-  return () => clearInterval(timer);
+  return runPeriodically(() => purgeTombstones(database, retentionDays), 3600 * 1000, onError);
 }

@@ -36,7 +36,10 @@ export interface SigningKey extends StoredKey {
   readonly privateJwk: JWK;
 }
 
-/** Adds a new RS256 key; it signs from now on, older keys keep verifying. Prunes lapsed keys. */
+/**
+ * Adds a new RS256 key, the newest: it signs from now on, and older ones stay trusted until their
+ * last token expired. Removes keys a day past that.
+ */
 export async function rotateSigningKey(db: Kysely<Tables>, now = Date.now()): Promise<string> {
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, {
     modulusLength: 2048,

@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 import { insertOrganization, upsertMembership } from './orgs.repository.ts';
+import { hashPassword } from './passwords.ts';
 import { insertUser } from './users.repository.ts';
 
 export const DEMO_EMAIL = 'demo@mnemo.local';
@@ -9,6 +10,11 @@ export const DEMO_EMAIL = 'demo@mnemo.local';
 export interface DemoAccount {
   readonly userId: string;
   readonly orgId: string;
+  /**
+   * The demo user's password for the sign-in pages: made when the account is, and returned
+   * only then, since only its hash is kept.
+   */
+  readonly password?: string;
 }
 
 /**
@@ -26,10 +32,18 @@ export async function ensureDemoAccount(db: Kysely<Tables>): Promise<DemoAccount
   if (existing) return existing;
   const anyOrg = await db.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
   if (anyOrg) return undefined;
-  const account = { userId: randomUUID(), orgId: randomUUID() };
+  // Random, not a well-known default: a demo left running on a reachable address is not open.
+  const password = randomBytes(12).toString('base64url');
+  const account = { userId: randomUUID(), orgId: randomUUID(), password };
+  const passwordHash = await hashPassword(password);
   await db.transaction().execute(async (trx) => {
     await insertOrganization(trx, { id: account.orgId, name: 'Demo' });
-    await insertUser(trx, { id: account.userId, email: DEMO_EMAIL, name: 'Demo User' });
+    await insertUser(trx, {
+      id: account.userId,
+      email: DEMO_EMAIL,
+      name: 'Demo User',
+      passwordHash,
+    });
     await upsertMembership(trx, account.orgId, account.userId, 'owner');
   });
   return account;

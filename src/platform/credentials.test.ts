@@ -230,3 +230,46 @@ describe('an outside issuer (MNEMO_AUTH_ISSUER, MNEMO_AUTH_JWKS_URL, MNEMO_AUTH_
     expect(await status(await outsideToken({}, stranger.privateKey))).toBe(401);
   });
 });
+
+describe('scopes (RFC 9068 `scope`)', () => {
+  async function call(token: string, method: 'GET' | 'POST') {
+    const res = await t.app.inject({
+      method,
+      url: BASE,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'x-organization-id': orgId,
+        ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(method === 'POST' ? { payload: { content: 'scoped' } } : {}),
+    });
+    return { status: res.statusCode, body: res.json() as unknown };
+  }
+
+  test('no scope claim: everything, as the spec’s credential (mnemo token, outside issuers)', async () => {
+    expect((await call(await storeToken(), 'GET')).status).toBe(200);
+    expect((await call(await outsideToken(), 'GET')).status).toBe(200);
+    const posted = await call(await t.fixtures.token(userId), 'POST');
+    expect(posted.status).toBe(201);
+  });
+
+  test('memory:read reads and cannot write; memory:write writes and cannot read', async () => {
+    const read = await storeToken({ claims: { scope: 'openid memory:read' } });
+    expect((await call(read, 'GET')).status).toBe(200);
+    expect(await call(read, 'POST')).toEqual({
+      status: 403,
+      body: { error: 'the credential lacks the memory:write scope' },
+    });
+    const write = await outsideToken({ scope: 'memory:write' });
+    expect(await call(write, 'GET')).toEqual({
+      status: 403,
+      body: { error: 'the credential lacks the memory:read scope' },
+    });
+  });
+
+  test('an empty scope reaches nothing; a scope that is not a string is an invalid credential', async () => {
+    expect((await call(await storeToken({ claims: { scope: '' } }), 'GET')).status).toBe(403);
+    expect(await status(await storeToken({ claims: { scope: ['memory:read'] } }))).toBe(401);
+    expect(await status(await storeToken({ claims: { scope: 7 } }))).toBe(401);
+  });
+});

@@ -499,5 +499,25 @@ describe('service endpoints', () => {
       expect(Object.keys(responses['429']?.headers ?? {})).toContain('retry-after');
       expect(Object.keys(responses)).toEqual(expect.arrayContaining(['4XX', '5XX']));
     }
+    // Each operation names the scope it needs, on the OpenID Connect scheme of /oauth.
+    type Secured = { security: Array<Record<string, string[]>> };
+    const scopes = [list?.get, one?.get, list?.post, one?.patch, one?.delete].map(
+      (operation) => (operation as Secured).security,
+    );
+    expect(scopes).toEqual([
+      [{ platformCredential: ['memory:read'] }],
+      [{ platformCredential: ['memory:read'] }],
+      [{ platformCredential: ['memory:write'] }],
+      [{ platformCredential: ['memory:write'] }],
+      [{ platformCredential: ['memory:write'] }],
+    ]);
+    const schemes = (doc as unknown as { components: { securitySchemes: Record<string, unknown> } })
+      .components.securitySchemes;
+    expect(schemes.platformCredential).toMatchObject({
+      type: 'openIdConnect',
+      openIdConnectUrl: `${t.config.publicUrl}/oauth/.well-known/openid-configuration`,
+    });
+    // The authorization server is described by its discovery document, not here.
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/oauth'))).toEqual([]);
   });
 });

@@ -20,11 +20,13 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       servers: [{ url: publicUrl }],
       components: {
         securitySchemes: {
+          // OpenID Connect rather than bare bearer: OpenAPI names scopes only for OAuth
+          // schemes, and each operation says which one it needs.
           platformCredential: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'JWT',
-            description: 'RS256 platform credential issued by the authorization server',
+            type: 'openIdConnect',
+            openIdConnectUrl: `${publicUrl}/oauth/.well-known/openid-configuration`,
+            description:
+              'The platform credential: an RS256 JWT access token (`typ` at+jwt) from the built-in authorization server at /oauth (or the outside issuer configured), sent as `Authorization: Bearer`. A token with a `scope` claim may do what its scopes allow (memory:read for GET, memory:write for POST, PATCH and DELETE; 403 otherwise); one without the claim (`mnemo token`, an outside issuer that sends none) may do everything.',
           },
         },
       },
