@@ -133,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     providers: createProviderHolder(
       {
         database,
+        log: app.log,
         publicUrl: config.publicUrl,
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         cookieKey: (await instanceSecret(database.db, 'oauth-cookies')).toString('base64url'),

@@ -175,7 +175,9 @@ function isProxyEntry(entry: string): boolean {
  * @example
  * cliCredentialsPath({ XDG_CONFIG_HOME: '/tmp/cfg' }); // '/tmp/cfg/mnemo/credentials.json'
  */
-export function cliCredentialsPath(source: Record<string, string | undefined> = process.env): string {
+export function cliCredentialsPath(
+  source: Record<string, string | undefined> = process.env,
+): string {
   // XDG Base Directory Specification: "If $XDG_CONFIG_HOME is either not set or empty, a default
   // equal to $HOME/.config should be used", and a relative path in it "should be ignored".
   const xdg = source.XDG_CONFIG_HOME;

@@ -28,6 +28,9 @@ const USAGE_LINES = [
   'mnemo admin keys rotate',
   'mnemo admin audit list --org ID [--limit N]',
   'mnemo token --user ID [--ttl SECONDS]',
+  'mnemo login [--url URL]',
+  'mnemo whoami [--url URL]',
+  'mnemo logout [--url URL]',
 ];
 const usageOf = (start: string) => USAGE_LINES.filter((line) => line.startsWith(start));
 
@@ -222,6 +225,21 @@ describe('usage errors', () => {
       usageOf('mnemo token'),
     ],
     [['serve', '--json'], 'serve does not take --json', usageOf('mnemo serve')],
+    [
+      ['login', '--url', 'ftp://mnemo.example.test'],
+      '--url must be an http or https URL, not "ftp://mnemo.example.test"',
+      usageOf('mnemo login'),
+    ],
+    [
+      ['whoami', '--url', 'https://mnemo.example.test/?x=1'],
+      "--url must be the server's public URL, without query, fragment or user",
+      usageOf('mnemo whoami'),
+    ],
+    [
+      ['logout', '--url', 'http://mnemo.example.test'],
+      'refusing plain http to mnemo.example.test: credentials would cross the network unencrypted; use https (plain http is allowed only for localhost and 127.0.0.1)',
+      usageOf('mnemo logout'),
+    ],
     [['migrate', '--dry-run'], 'unknown option --dry-run', usageOf('mnemo migrate')],
   ];
 

@@ -20,7 +20,12 @@ export interface StoreContext {
 export type Job =
   | { readonly kind: 'store'; readonly run: (context: StoreContext) => Promise<Outcome> }
   /** Runs on its own terms (the server): reads its configuration and keeps the process. */
-  | { readonly kind: 'process'; readonly run: () => Promise<void> };
+  | { readonly kind: 'process'; readonly run: () => Promise<void> }
+  /**
+   * Talks to a mnemo server as its client (`login`, `whoami`, `logout`): no store. Ctrl-C aborts
+   * `signal` and abandons the run.
+   */
+  | { readonly kind: 'remote'; readonly run: (signal: AbortSignal) => Promise<Outcome> };
 
 export interface Command {
   /** The words that name it: `['admin', 'org', 'create']`. */
@@ -43,6 +48,11 @@ export class InvalidConfiguration extends Error {
   override readonly name = 'InvalidConfiguration';
 }
 
+/** Ctrl-C stopped a remote command: the process then ends as interrupted by the signal. */
+export class Interrupted extends Error {
+  override readonly name = 'Interrupted';
+}
+
 export const unknownOrganization = (id: string) =>
   new PreconditionFailed(`unknown organization ${id}`);
 export const unknownUser = (id: string) => new PreconditionFailed(`unknown user ${id}`);
@@ -52,6 +62,31 @@ export const onStore = (run: (context: StoreContext) => Promise<Outcome>): Job =
   kind: 'store',
   run,
 });
+
+export const onServer = (run: (signal: AbortSignal) => Promise<Outcome>): Job => ({
+  kind: 'remote',
+  run,
+});
+
+/**
+ * Runs `run` until it settles or Ctrl-C comes: then `signal` is aborted and Interrupted thrown
+ * at once, without waiting for `run` to notice (openid-client's polling looks at its signal only
+ * between waits of up to five seconds).
+ */
+export async function untilInterrupted<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const interrupted = Promise.withResolvers<never>();
+  const onInterrupt = () => {
+    controller.abort();
+    interrupted.reject(new Interrupted('interrupted'));
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await Promise.race([run(controller.signal), interrupted.promise]);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
 
 /**
  * Reads the configuration, opens its store, brings the schema up to date, runs `run`, and

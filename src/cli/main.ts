@@ -1,8 +1,15 @@
 import { parseCommandArgs, UsageError } from './args.ts';
 import { auditList } from './audit.ts';
 import { clientCreate } from './client.ts';
-import { type Command, InvalidConfiguration, withStore } from './command.ts';
+import {
+  type Command,
+  Interrupted,
+  InvalidConfiguration,
+  untilInterrupted,
+  withStore,
+} from './command.ts';
 import { keysRotate } from './keys.ts';
+import { login, logout, whoami } from './login.ts';
 import { memberAdd, memberRemove } from './member.ts';
 import { orgCreate, orgSet } from './org.ts';
 import {
@@ -34,12 +41,17 @@ const COMMANDS: readonly Command[] = [
   keysRotate,
   auditList,
   token,
+  login,
+  whoami,
+  logout,
 ];
 
 const HELP_FOOTER = `Every command but serve also takes --json (print one JSON object on stdout) and --help.
 Commands work on the store the server uses: MNEMO_DATABASE_URL (default sqlite:./data/mnemo.db),
 with the schema brought up to date first; the server sees every change at once. mnemo token signs
-for MNEMO_PUBLIC_URL's issuer. See docs/configuration.md.
+for MNEMO_PUBLIC_URL's issuer. login, whoami and logout talk to the server at --url (default
+MNEMO_PUBLIC_URL) instead, and keep credentials in $XDG_CONFIG_HOME/mnemo/credentials.json
+(default ~/.config/mnemo/). See docs/configuration.md.
 Exit status: 0 done, 1 the command could not be carried out, 2 the command line is wrong.`;
 
 const fullHelp = () =>
@@ -118,6 +130,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       await job.run();
       return 0;
     }
+    if (job.kind === 'remote') {
+      printOutcome(await untilInterrupted(job.run), json);
+      return 0;
+    }
     printOutcome(await withStore(job.run), json);
     return 0;
   } catch (error) {
@@ -128,6 +144,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     // Anything else, known or not (the store unreachable, a full disk), is told by its message:
     // that is what an operator can act on, and a stack trace would only bury it.
     printFailure(error instanceof Error ? error.message : String(error), json);
+    if (error instanceof Interrupted) {
+      // Ends as interrupted (status 130 in a shell), so a script running mnemo stops too; and at
+      // once, though an abandoned poll still has a timer pending. The listener is gone by now,
+      // so the signal takes its default action.
+      process.kill(process.pid, 'SIGINT');
+      return 130;
+    }
     return error instanceof InvalidConfiguration ? 2 : 1;
   }
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** How one run of `mnemo` ended and what it printed. */
@@ -11,9 +11,19 @@ export interface MnemoRun {
 const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BASE_ENV_KEYS = ['PATH', 'HOME', 'TMPDIR', 'LANG'];
 
+/** A `mnemo` still running, for a test that acts while it waits (a browser signing in). */
+export interface RunningMnemo {
+  readonly child: ChildProcess;
+  /** The first match of `pattern` in what it printed on stderr; rejects if it ends first. */
+  stderrMatch(pattern: RegExp): Promise<RegExpExecArray>;
+  /** How it ended and everything it printed. */
+  readonly done: Promise<MnemoRun>;
+}
+
 /**
  * Runs the real `bin/mnemo.js` in a child process, as `npx mnemo` would, with a minimal
- * environment (nothing of the test process's `MNEMO_*` leaks in) plus `env`.
+ * environment (nothing of the test process's `MNEMO_*` leaks in) plus `env`. `.start` gives the
+ * process while it runs.
  *
  * @example
  * const mnemo = createMnemo({ MNEMO_DATABASE_URL: 'sqlite:/tmp/x/mnemo.db' });
@@ -26,24 +36,44 @@ export function createMnemo(env: Record<string, string>) {
     if (value !== undefined) base[key] = value;
   }
   Object.assign(base, env);
-  return (...args: string[]): Promise<MnemoRun> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['bin/mnemo.js', ...args], {
-        cwd: REPOSITORY_ROOT,
-        env: base,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
+  const start = (...args: string[]): RunningMnemo => {
+    const child = spawn(process.execPath, ['bin/mnemo.js', ...args], {
+      cwd: REPOSITORY_ROOT,
+      env: base,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const watchers = new Set<() => void>();
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      for (const watch of watchers) watch();
+    });
+    const done = new Promise<MnemoRun>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', (code) => resolve({ code, stdout, stderr }));
     });
+    const stderrMatch = (pattern: RegExp) =>
+      new Promise<RegExpExecArray>((resolve, reject) => {
+        const watch = () => {
+          const match = pattern.exec(stderr);
+          if (!match) return;
+          watchers.delete(watch);
+          resolve(match);
+        };
+        watchers.add(watch);
+        watch();
+        done.then(
+          (run) => reject(new Error(`mnemo ended (${run.code}) before ${pattern}:\n${run.stderr}`)),
+          reject,
+        );
+      });
+    return { child, stderrMatch, done };
+  };
+  return Object.assign((...args: string[]): Promise<MnemoRun> => start(...args).done, { start });
 }
 
 /** The one JSON object a `--json` run printed; fails unless stdout is exactly that line. */

@@ -203,6 +203,42 @@ describe('the store unreachable', () => {
     await add(call, 'after the cut');
   });
 
+  test('cut: the authorization server answers 503 temporarily_unavailable, the provider and the routes beside it alike', async () => {
+    const db = await store();
+    const link = await proxy();
+    const { server } = await serve(link.through(db.url));
+    const deviceAuth = () =>
+      fetch(`${server.url}/oauth/device/auth`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'client_id=mnemo-cli&scope=openid',
+        signal: AbortSignal.timeout(20_000),
+      });
+    // The provider is built (from the store's keys) before the cut.
+    expect((await deviceAuth()).status).toBe(200);
+
+    await link.cut();
+    for (const [what, answer] of [
+      ['device authorization (the provider)', await deviceAuth()],
+      ['jwks', await fetch(`${server.url}/oauth/jwks`)],
+    ] as const) {
+      expect(answer.status, what).toBe(503);
+      expect(answer.headers.get('retry-after'), what).toBe('2');
+      expect(answer.headers.get('cache-control'), what).toBe('no-store');
+      expect(await answer.json(), what).toEqual({
+        error: 'temporarily_unavailable',
+        error_description: 'the store is unavailable; retry shortly',
+      });
+    }
+    expect(server.hasExited()).toBe(false);
+
+    await link.restore();
+    await waitFor(
+      'device authorization after the restore',
+      async () => (await deviceAuth()).status === 200,
+    );
+  });
+
   test('stall: a network that drops packets answers 503 within the timeouts, /readyz within 1 s; back: served again', async () => {
     const db = await store();
     const link = await proxy();

@@ -400,6 +400,16 @@ describe('accounts', () => {
       });
       expect(page.status).toBe(401);
     }
+    // The rolling window counts the previous window's failures in whole requests, so across a
+    // window's edge one more attempt may pass; never two.
+    let extra = 0;
+    while (
+      extra < 3 &&
+      (await browser.submit(signIn, { email: ada.email, password: 'wrong' })).status === 401
+    ) {
+      extra++;
+    }
+    expect(extra).toBeLessThanOrEqual(1);
     const throttled = await browser.submit(signIn, { email: ada.email, password: ada.password });
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

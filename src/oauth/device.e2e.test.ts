@@ -49,4 +49,48 @@ describe('device flow', () => {
     });
     expect(tokens.refresh_token).toEqual(expect.any(String));
   });
+
+  test('a wrong code is told on the page, labelled, and nothing is granted', async () => {
+    const config = await server.discover('mnemo-cli');
+    const started = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+    const browser = new Browser();
+    const entry = await browser.open(started.verification_uri);
+    const wrong = await browser.submit(entry, { user_code: 'BBBB-BBBB' });
+    expect(wrong.status).toBe(200);
+    expect(wrong.html).toContain('role="alert"');
+    expect(wrong.html).toContain('That code is not known. Check it and try again.');
+    expect(wrong.html).toContain('aria-invalid="true"');
+    // The right code still works from the same page.
+    const confirm = await browser.submit(wrong, { user_code: started.user_code });
+    expect(confirm.html).toContain(started.user_code);
+  });
+
+  test('cancelled on the confirm page, the device is told access_denied', async () => {
+    const config = await server.discover('mnemo-cli');
+    const started = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+    const browser = new Browser();
+    const entry = await browser.open(started.verification_uri_complete as string);
+    // verification_uri_complete carries the code: the provider posts it on by itself, with
+    // its one inline script, which the CSP allows by hash (a browser without scripts gets a
+    // button). The person then only confirms or cancels.
+    expect(entry.html).toContain('<noscript>');
+    expect(entry.headers.get('content-security-policy')).toMatch(
+      /script-src 'report-sample' 'sha256-[\w+/=]+';/,
+    );
+    const confirm = await browser.submit(entry, {});
+    expect(confirm.html).toContain(started.user_code);
+    const cancelled = await browser.submit(
+      confirm,
+      {},
+      { button: { name: 'abort', value: 'yes' }, actionIncludes: '/device' },
+    );
+    expect(cancelled.status).toBe(200);
+    let error: unknown;
+    try {
+      await client.pollDeviceAuthorizationGrant(config, started);
+    } catch (e) {
+      error = e;
+    }
+    expect((error as { error?: string }).error).toBe('access_denied');
+  });
 });

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
+import { isStoreUnavailable } from '../db/availability.ts';
 import type { Tables } from '../db/tables.ts';
+import { STORE_RETRY_AFTER_SECONDS } from '../platform/error-handler.ts';
 import { PLATFORM_SCOPES } from '../platform/scopes.ts';
 import { findActiveAccount, type SignIn } from './accounts.ts';
 import { consentPage } from './pages/consent.page.ts';
@@ -59,6 +61,18 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
       // The interaction cookie is missing or expired (another browser, a stale tab): the
       // provider's SessionNotFound. Nothing to resume: the person starts again at the app.
       const expired = error.name === 'SessionNotFound' || error.name === 'InvalidRequest';
+      if (isStoreUnavailable(error)) {
+        request.log.warn({ err: error }, 'store unavailable');
+        reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+        return sendPage(
+          reply,
+          503,
+          errorPage({
+            error: 'temporarily_unavailable',
+            description: 'The service is briefly unavailable. Try again in a moment.',
+          }),
+        );
+      }
       if (!expired) request.log.error({ err: error }, 'interaction failed');
       return sendPage(
         reply,

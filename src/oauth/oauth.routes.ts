@@ -2,8 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
+import { isStoreUnavailable } from '../db/availability.ts';
 import type { Tables } from '../db/tables.ts';
 import type { CredentialVerifier } from '../platform/credentials.ts';
+import {
+  noStore,
+  STORE_RETRY_AFTER_SECONDS,
+  STORE_UNAVAILABLE_MESSAGE,
+} from '../platform/error-handler.ts';
 import { ApiError } from '../platform/errors.ts';
 import type { SignIn } from './accounts.ts';
 import { findActiveAccount, organizationsOf } from './accounts.ts';
@@ -25,11 +31,13 @@ export interface OAuthRoutesDeps {
 /**
  * What every page and answer of the authorization server may do in a browser: nothing loaded
  * from anywhere, no framing (a consent page in a frame is a clickjacking target). The provider
- * adds the hash of its one inline script (the form_post response) to `script-src` itself.
+ * adds the hash of its one inline script (the form_post response) to `script-src` itself, so
+ * the directive must exist; `'report-sample'` allows nothing on its own, where `'none'` would be
+ * ignored beside a hash.
  */
 const SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'report-sample'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -77,6 +85,8 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     // The provider reads request bodies itself (notes: trap 2): nothing here may consume them.
     scoped.removeAllContentTypeParsers();
     scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // Before the provider takes the request (building it reads the store's keys).
+    scoped.setErrorHandler(sendOAuthError);
     for (const url of ['/oauth', '/oauth/*']) {
       scoped.route({
         method: ['GET', 'HEAD', 'POST', 'OPTIONS', 'PUT', 'PATCH', 'DELETE'],
@@ -91,17 +101,7 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     scoped.addHook('onRequest', async (_request, reply) => {
       reply.headers(SECURITY_HEADERS);
     });
-    // RFC 6750 §3.1: errors of a protected resource, in OAuth's shape.
-    scoped.setErrorHandler((error: Error, request, reply) => {
-      if (error instanceof ApiError) {
-        return reply
-          .headers(error.headers)
-          .code(error.status)
-          .send({ error: error.code, error_description: error.message });
-      }
-      request.log.error({ err: error }, 'internal error');
-      return reply.code(500).send({ error: 'server_error' });
-    });
+    scoped.setErrorHandler(sendOAuthError);
 
     // Published from the store, not from the provider: a key added by a rotation is published
     // at once, and an old one until its last token expired (notes: trap 7).
@@ -140,6 +140,30 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     signIn: deps.signIn,
     securityHeaders: SECURITY_HEADERS,
   });
+}
+
+/**
+ * Errors of the routes mnemo serves under /oauth, in OAuth's shape (RFC 6749 §5.2, RFC 6750
+ * §3.1): `{"error", "error_description"}`; `temporarily_unavailable` when the store does not
+ * answer, as the memory API's 503.
+ */
+function sendOAuthError(error: Error, request: FastifyRequest, reply: FastifyReply) {
+  noStore(reply).headers(SECURITY_HEADERS);
+  if (error instanceof ApiError) {
+    return reply
+      .headers(error.headers)
+      .code(error.status)
+      .send({ error: error.code, error_description: error.message });
+  }
+  if (isStoreUnavailable(error)) {
+    request.log.warn({ err: error }, 'store unavailable');
+    return reply
+      .code(503)
+      .header('retry-after', String(STORE_RETRY_AFTER_SECONDS))
+      .send({ error: 'temporarily_unavailable', error_description: STORE_UNAVAILABLE_MESSAGE });
+  }
+  request.log.error({ err: error }, 'internal error');
+  return reply.code(500).send({ error: 'server_error' });
 }
 
 const invalidToken = (description: string) =>

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { JWK } from 'jose';
 import Provider, {
   type ClientMetadata,
@@ -5,7 +6,9 @@ import Provider, {
   errors,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
+import { isStoreUnavailable } from '../db/availability.ts';
 import type { Database } from '../db/database.ts';
+import { STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_MESSAGE } from '../platform/error-handler.ts';
 import { PLATFORM_SCOPE_NAMES } from '../platform/scopes.ts';
 import { findActiveAccount, organizationsOf } from './accounts.ts';
 import { builtInClients, EXTRA_CLIENT_METADATA, findClientMetadata } from './client-metadata.ts';
@@ -19,6 +22,8 @@ import { extendKeyLease, type SigningKey } from './signing-keys.ts';
 
 export interface ProviderOptions {
   readonly database: Database;
+  /** Where the provider's own server errors are reported. */
+  readonly log: Pick<FastifyBaseLogger, 'warn' | 'error'>;
   readonly publicUrl: string;
   /** Lifetime of access and ID tokens, seconds. */
   readonly accessTokenTtlSeconds: number;
@@ -74,6 +79,12 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
     }),
     clients: builtInClients(publicUrl),
     extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA] },
+    // A browser app may call the token and revocation endpoints from the origins of its own
+    // redirect URIs, and only a public client (a confidential one has a server to call from).
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' &&
+      client.clientAuthMethod === 'none' &&
+      client.redirectUris?.some((uri) => URL.parse(uri)?.origin === origin) === true,
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     responseTypes: ['code'],
     jwks: { keys: keys.map((key) => ({ ...key.privateJwk, use: 'sig' }) as JWK) as never },
@@ -118,7 +129,16 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // RFC 7009 §2.1: a client revokes only its own tokens; a public client asking for
+        // another's is answered as if it worked, a confidential one is told it may not.
+        allowedPolicy: async (_ctx, client, token) => {
+          if (token.clientId === client.clientId) return true;
+          if (client.clientAuthMethod === 'none') return false;
+          throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
+        },
+      },
       // Our own route serves userinfo (oauth.routes.ts); enabled so discovery names it.
       userinfo: { enabled: true },
       deviceFlow: {
@@ -217,6 +237,7 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
   };
 
   const provider = new Provider(issuer, configuration);
+  reportStoreFailures(provider, options.log);
   // The request's scheme and host are pinned to the public URL before the provider sees them
   // (oauth.routes.ts), so it may believe X-Forwarded-Proto: that is what marks cookies Secure
   // behind TLS termination (trap 14).
@@ -236,6 +257,29 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
 /** The signed-in user of an access token; client-credentials tokens have none. */
 const accountOf = (token: object): string | undefined =>
   'accountId' in token && typeof token.accountId === 'string' ? token.accountId : undefined;
+
+/**
+ * The provider answers any failure of its own as 500 `server_error`. One of the store (down,
+ * or too slow) is a 503 `temporarily_unavailable` with Retry-After instead, as everywhere else
+ * in mnemo: the same request may succeed shortly. Every such failure reaches the log.
+ */
+function reportStoreFailures(provider: Provider, log: ProviderOptions['log']) {
+  const failures = new WeakMap<object, unknown>();
+  provider.on('server_error', (ctx: object, error: unknown) => {
+    failures.set(ctx, error);
+    if (isStoreUnavailable(error)) log.warn({ err: error }, 'store unavailable');
+    else log.error({ err: error }, 'authorization server error');
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status !== 500 || !isStoreUnavailable(failures.get(ctx))) return;
+    ctx.status = 503;
+    ctx.set('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+    if (ctx.body && typeof ctx.body === 'object') {
+      ctx.body = { error: 'temporarily_unavailable', error_description: STORE_UNAVAILABLE_MESSAGE };
+    }
+  });
+}
 
 function deviceCodeError(err: Error): string {
   if (err.name === 'NoCodeError') return 'Enter the code your device shows.';

@@ -1,0 +1,250 @@
+/**
+ * Signing the CLI in to a mnemo server and out again: `mnemo login` (the device authorization
+ * grant, RFC 8628), `mnemo whoami`, `mnemo logout`. The credential is kept per issuer in the
+ * credentials file (credential-file.ts), where other commands find it.
+ */
+import type * as OpenIdClient from 'openid-client';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { PLATFORM_SCOPE_NAMES } from '../platform/scopes.ts';
+import { type Args, UsageError } from './args.ts';
+import {
+  type Command,
+  InvalidConfiguration,
+  type Outcome,
+  onServer,
+  PreconditionFailed,
+} from './command.ts';
+
+/** Who the CLI acts for, and everything a person may let it do. */
+const SCOPE = ['openid', 'email', 'profile', ...PLATFORM_SCOPE_NAMES].join(' ');
+
+const URL_OPTION = 'url';
+
+export const login: Command = {
+  path: ['login'],
+  usage: 'mnemo login [--url URL]',
+  summary:
+    'sign in to the mnemo server at URL (default MNEMO_PUBLIC_URL) in a browser, with a code; keeps the credential',
+  options: [URL_OPTION],
+  prepare(args) {
+    const url = urlOption(args);
+    return onServer(async (signal) => signIn(await serverOf(url, login.usage), signal));
+  },
+};
+
+export const whoami: Command = {
+  path: ['whoami'],
+  usage: 'mnemo whoami [--url URL]',
+  summary: 'the user and organizations the CLI is signed in as at URL (default MNEMO_PUBLIC_URL)',
+  options: [URL_OPTION],
+  prepare(args) {
+    const url = urlOption(args);
+    return onServer(async () => currentUser(await serverOf(url, whoami.usage)));
+  },
+};
+
+export const logout: Command = {
+  path: ['logout'],
+  usage: 'mnemo logout [--url URL]',
+  summary: 'revoke and forget the credential for URL (default MNEMO_PUBLIC_URL)',
+  options: [URL_OPTION],
+  prepare(args) {
+    const url = urlOption(args);
+    return onServer(async () => signOut(await serverOf(url, logout.usage)));
+  },
+};
+
+/** `--url`, checked for its form: an absolute http(s) URL with nothing after the path. */
+function urlOption(args: Args): string | undefined {
+  const value = args.string(URL_OPTION);
+  if (value === undefined) return undefined;
+  const url = URL.parse(value);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    return args.fail(`--url must be an http or https URL, not "${value}"`);
+  }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    return args.fail(`--url must be the server's public URL, without query, fragment or user`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+interface Server {
+  readonly issuer: string;
+  /** The credential-file module, loaded with openid-client only once a command runs. */
+  readonly credentials: typeof import('./credential-file.ts');
+  readonly client: typeof OpenIdClient;
+}
+
+/**
+ * The server to talk to: `--url`, else MNEMO_PUBLIC_URL's (an invalid environment is exit 2, as
+ * for every command). Plain http is refused but to a loopback address: exit 2 as well, since
+ * the URL, not the server, is what is wrong.
+ */
+async function serverOf(urlOption: string | undefined, usage: string): Promise<Server> {
+  const [credentials, client] = await Promise.all([
+    import('./credential-file.ts'),
+    import('openid-client'),
+  ]);
+  let publicUrl = urlOption;
+  if (publicUrl === undefined) {
+    const { ConfigError, loadConfig } = await import('../config.ts');
+    try {
+      publicUrl = loadConfig().publicUrl;
+    } catch (error) {
+      throw error instanceof ConfigError ? new InvalidConfiguration(error.message) : error;
+    }
+  }
+  const problem = credentials.insecureServerProblem(new URL(publicUrl));
+  if (problem) {
+    throw urlOption === undefined
+      ? new InvalidConfiguration(`MNEMO_PUBLIC_URL: ${problem}`)
+      : new UsageError(problem, [usage]);
+  }
+  return { issuer: credentials.issuerOf(publicUrl), credentials, client };
+}
+
+async function signIn(server: Server, signal: AbortSignal): Promise<Outcome> {
+  const { issuer, credentials, client } = server;
+  const configuration = await credentials.discoverServer(issuer);
+  const started = await client
+    .initiateDeviceAuthorization(configuration, { scope: SCOPE })
+    .catch((error: unknown) => {
+      throw credentials.serverFailure(issuer, error, `${issuer} cannot start a sign-in`);
+    });
+  // On stderr, so that stdout holds only the outcome (one JSON object with --json).
+  const complete = started.verification_uri_complete;
+  process.stderr.write(
+    `Open ${started.verification_uri} and enter the code ${started.user_code}${complete ? ` (or open ${complete})` : ''}. Waiting…\n`,
+  );
+  let tokens: Awaited<ReturnType<typeof client.pollDeviceAuthorizationGrant>>;
+  try {
+    tokens = await client.pollDeviceAuthorizationGrant(configuration, started, undefined, {
+      // Passing a signal replaces openid-client's own deadline: keep the code's lifetime.
+      signal: AbortSignal.any([signal, AbortSignal.timeout(started.expires_in * 1000)]),
+    });
+  } catch (error) {
+    throw deviceGrantFailure(server, error);
+  }
+  if (!tokens.refresh_token) {
+    throw new PreconditionFailed(`${issuer} gave no refresh token: the CLI cannot stay signed in`);
+  }
+  const user = await fetchUser(
+    server,
+    tokens.access_token,
+    tokens.claims()?.sub ?? client.skipSubjectCheck,
+  );
+  const previous = await credentials.saveCredential(issuer, {
+    clientId: configuration.clientMetadata().client_id,
+    accessToken: tokens.access_token,
+    refreshToken: tokens.refresh_token,
+    expiresAt: credentials.expiresAt(tokens.expiresIn()),
+    userId: user.sub,
+    email: user.email,
+  });
+  // A sign-in replaced here would otherwise stay valid on the server until it expires.
+  if (previous && previous.refreshToken !== tokens.refresh_token) {
+    await client.tokenRevocation(configuration, previous.refreshToken).catch(() => {});
+  }
+  return signedIn(issuer, user);
+}
+
+/** RFC 8628 §3.5's errors that end the polling, as what the person should know. */
+function deviceGrantFailure(server: Server, error: unknown): Error {
+  const { issuer, client } = server;
+  if (error instanceof client.ResponseBodyError && error.error === 'access_denied') {
+    return new PreconditionFailed('the sign-in was cancelled in the browser');
+  }
+  const expired =
+    (error instanceof client.ResponseBodyError && error.error === 'expired_token') ||
+    (error instanceof client.ClientError && error.code === 'OAUTH_TIMEOUT');
+  if (expired) {
+    return new PreconditionFailed(
+      'the code expired before the sign-in was completed: run mnemo login again',
+    );
+  }
+  return server.credentials.serverFailure(issuer, error, `the sign-in to ${issuer} failed`);
+}
+
+async function currentUser(server: Server): Promise<Outcome> {
+  const { issuer, credentials } = server;
+  const credential = await credentials.currentCredential(issuer);
+  return signedIn(issuer, await fetchUser(server, credential.accessToken, credential.userId));
+}
+
+async function signOut(server: Server): Promise<Outcome> {
+  const { issuer, credentials, client } = server;
+  const removed = await credentials.removeCredential(issuer);
+  if (!removed) {
+    return {
+      json: { issuer, removed: false, revoked: false },
+      text: `Not signed in to ${issuer}: nothing to do.`,
+    };
+  }
+  // Best effort: the credential is forgotten here whether or not the server can be told.
+  let revoked = true;
+  try {
+    const configuration = await credentials.discoverServer(issuer);
+    // RFC 7009 §2.1: revoking the refresh token; the access token, a JWT, just expires.
+    await client.tokenRevocation(configuration, removed.refreshToken, {
+      token_type_hint: 'refresh_token',
+    });
+  } catch (error) {
+    revoked = false;
+    const reason = credentials.serverFailure(issuer, error).message;
+    process.stderr.write(
+      `mnemo: warning: the server was not told (${reason}); the credential is removed here all the same\n`,
+    );
+  }
+  return {
+    json: { issuer, removed: true, revoked },
+    text: `Signed out of ${issuer}.`,
+  };
+}
+
+/** What `/oauth/me` answers: the OIDC claims and mnemo's organizations. */
+const UserInfo = Type.Object({
+  sub: Type.String(),
+  email: Type.String(),
+  name: Type.Optional(Type.String()),
+  organizations: Type.Array(
+    Type.Object({ id: Type.String(), name: Type.String(), role: Type.String() }),
+  ),
+});
+type UserInfo = Static<typeof UserInfo>;
+
+async function fetchUser(
+  server: Server,
+  accessToken: string,
+  expectedSubject: string | typeof OpenIdClient.skipSubjectCheck,
+): Promise<UserInfo> {
+  const { issuer, credentials, client } = server;
+  const configuration = await credentials.discoverServer(issuer);
+  let answer: unknown;
+  try {
+    answer = await client.fetchUserInfo(configuration, accessToken, expectedSubject);
+  } catch (error) {
+    throw credentials.serverFailure(issuer, error, `${issuer} would not say who is signed in`);
+  }
+  if (!Value.Check(UserInfo, answer)) {
+    throw new PreconditionFailed(`${issuer} answered userinfo without a user and organizations`);
+  }
+  return answer;
+}
+
+function signedIn(issuer: string, user: UserInfo): Outcome {
+  const { sub, email, name, organizations } = user;
+  const who = name === undefined ? email : `${name} <${email}>`;
+  const orgs =
+    organizations.length === 0
+      ? 'no organization'
+      : organizations.map((org) => `${org.name} (${org.role})`).join(', ');
+  return {
+    json: {
+      issuer,
+      user: { id: sub, email, ...(name === undefined ? {} : { name }) },
+      organizations: organizations.map(({ id, name, role }) => ({ id, name, role })),
+    },
+    text: `Signed in to ${issuer} as ${who}, user ${sub}.\nOrganizations: ${orgs}.`,
+  };
+}
