@@ -59,16 +59,20 @@ async function studioTokens(who: { email: string; password: string }, scope?: st
   return { config, tokens };
 }
 
-function memory(token: string, method = 'GET', body?: unknown) {
-  return fetch(`${server.url}/api/v1/memory`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      'x-organization-id': orgId,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+const memory = (token: string, method?: string, body?: unknown) =>
+  server.memory(token, orgId, method, body);
+
+/** The studio's sign-in page, opened in a new browser, as a person following the app's link. */
+async function openStudioSignIn(scope = 'openid') {
+  const config = await server.discover(STUDIO);
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: `${server.url}/studio/callback`,
+    scope,
+    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
   });
+  const browser = new Browser();
+  return { browser, signIn: await browser.open(url.href) };
 }
 
 /** openid-client's error for an OAuth error response, as `{error, status}`. */
@@ -337,14 +341,7 @@ describe('accounts', () => {
       await oauthError(client.refreshTokenGrant(config, tokens.refresh_token as string)),
     ).toEqual({ error: 'invalid_grant', status: 400 });
 
-    const browser = new Browser();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: `${server.url}/studio/callback`,
-      scope: 'openid memory:read',
-      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    });
-    const signIn = await browser.open(url.href);
+    const { browser, signIn } = await openStudioSignIn('openid memory:read');
     const page = await browser.submit(signIn, { email: ada.email, password: ada.password });
     expect(page.status).toBe(403);
     expect(page.html).toContain('This account is suspended.');
@@ -353,15 +350,7 @@ describe('accounts', () => {
 
   test('a wrong password is refused without telling whether the email exists', async () => {
     const ada = await server.person({ orgId });
-    const config = await server.discover(STUDIO);
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: `${server.url}/studio/callback`,
-      scope: 'openid',
-      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    });
-    const browser = new Browser();
-    const signIn = await browser.open(url.href);
+    const { browser, signIn } = await openStudioSignIn();
     const wrong = await browser.submit(signIn, { email: ada.email, password: 'nope' });
     const unknown = await browser.submit(signIn, {
       email: 'nobody@example.test',
@@ -384,15 +373,7 @@ describe('accounts', () => {
 
   test('failed sign-ins are throttled per account: after ten, even the right password waits', async () => {
     const ada = await server.person({ orgId });
-    const config = await server.discover(STUDIO);
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: `${server.url}/studio/callback`,
-      scope: 'openid',
-      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    });
-    const browser = new Browser();
-    const signIn = await browser.open(url.href);
+    const { browser, signIn } = await openStudioSignIn();
     for (let i = 0; i < 10; i++) {
       const page = await browser.submit(signIn, {
         email: ada.email.toUpperCase(),

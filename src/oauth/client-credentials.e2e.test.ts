@@ -27,16 +27,8 @@ async function serviceClient() {
   return { service, app, config };
 }
 
-const memory = (token: string, method = 'GET', body?: unknown) =>
-  fetch(`${server.url}/api/v1/memory`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      'x-organization-id': orgId,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const memory = (token: string, method?: string, body?: unknown) =>
+  server.memory(token, orgId, method, body);
 
 async function failure(promise: Promise<unknown>) {
   try {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type Provider from 'oidc-provider';
+import { errors, type default as Provider } from 'oidc-provider';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Tables } from '../db/tables.ts';
 import { STORE_RETRY_AFTER_SECONDS } from '../platform/error-handler.ts';
@@ -13,6 +13,8 @@ import type { ProviderHolder } from './provider-holder.ts';
 
 export interface InteractionRoutesDeps {
   readonly providers: ProviderHolder;
+  /** `{MNEMO_PUBLIC_URL}/oauth`: the pages' links are absolute under it. */
+  readonly issuer: string;
   readonly db: Kysely<Tables>;
   readonly signIn: SignIn;
   readonly securityHeaders: Readonly<Record<string, string>>;
@@ -57,10 +59,7 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
     app.addHook('onRequest', async (_request, reply) => {
       reply.headers(deps.securityHeaders);
     });
-    app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-      // The interaction cookie is missing or expired (another browser, a stale tab): the
-      // provider's SessionNotFound. Nothing to resume: the person starts again at the app.
-      const expired = error.name === 'SessionNotFound' || error.name === 'InvalidRequest';
+    app.setErrorHandler((error: Error, request, reply) => {
       if (isStoreUnavailable(error)) {
         request.log.warn({ err: error }, 'store unavailable');
         reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
@@ -73,27 +72,42 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
           }),
         );
       }
-      if (!expired) request.log.error({ err: error }, 'interaction failed');
+      // The interaction cookie is missing or expired (another browser, a stale tab): nothing
+      // to resume, the person starts again at the application.
+      if (error instanceof errors.SessionNotFound) {
+        return sendPage(
+          reply,
+          400,
+          errorPage({
+            error: 'interaction_expired',
+            description:
+              'This sign-in has expired or was started in another browser. Go back to the application and start again.',
+          }),
+        );
+      }
+      if (error instanceof errors.OIDCProviderError && error.status < 500) {
+        return sendPage(
+          reply,
+          error.status,
+          errorPage({ error: error.error, description: error.error_description ?? '' }),
+        );
+      }
+      request.log.error({ err: error }, 'interaction failed');
       return sendPage(
         reply,
-        expired ? 400 : 500,
-        errorPage(
-          expired
-            ? {
-                error: 'interaction_expired',
-                description:
-                  'This sign-in has expired or was started in another browser. Go back to the application and start again.',
-              }
-            : { error: 'server_error', description: 'The sign-in could not be completed.' },
-        ),
+        500,
+        errorPage({ error: 'server_error', description: 'The sign-in could not be completed.' }),
       );
     });
 
     const base = '/oauth/interaction/:uid';
+    // Absolute, from the issuer: behind a proxy that strips a path prefix of the public URL,
+    // a path from the root would leave it.
+    const pageUrl = (uid: string) => `${deps.issuer}/interaction/${uid}`;
     const actions = (uid: string) => ({
-      login: `/oauth/interaction/${uid}/login`,
-      consent: `/oauth/interaction/${uid}/consent`,
-      abort: `/oauth/interaction/${uid}/abort`,
+      login: `${pageUrl(uid)}/login`,
+      consent: `${pageUrl(uid)}/consent`,
+      abort: `${pageUrl(uid)}/abort`,
     });
 
     /** The paused interaction this browser holds, checked against the path's uid. */
@@ -104,12 +118,12 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
       const provider = await providers.current();
       const details = await provider.interactionDetails(request.raw, reply.raw);
       if (details.uid !== request.params.uid) {
-        throw Object.assign(new Error('interaction mismatch'), { name: 'SessionNotFound' });
+        throw new errors.SessionNotFound('the interaction is not the one this browser holds');
       }
       return { provider, details };
     }
 
-    async function clientName(provider: Provider, details: Interaction) {
+    async function describeClient(provider: Provider, details: Interaction) {
       const client = await provider.Client.find(String(details.params.client_id));
       return {
         name: client?.clientName ?? String(details.params.client_id),
@@ -137,7 +151,7 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
       { schema: { hide: true } },
       async (request, reply) => {
         const { provider, details } = await interaction(request, reply);
-        const client = await clientName(provider, details);
+        const client = await describeClient(provider, details);
         const uid = details.uid;
         if (details.prompt.name === 'login') {
           return sendPage(
@@ -183,15 +197,14 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
       { schema: { hide: true } },
       async (request, reply) => {
         const { provider, details } = await interaction(request, reply);
-        if (details.prompt.name !== 'login')
-          return reply.redirect(`/oauth/interaction/${details.uid}`, 303);
+        if (details.prompt.name !== 'login') return reply.redirect(pageUrl(details.uid), 303);
         const email = String(request.body?.email ?? '');
         const password = String(request.body?.password ?? '');
         const outcome = await signIn(email, password, request.ip);
         if (outcome.ok) {
           return finish(request, reply, provider, { login: { accountId: outcome.userId } });
         }
-        const client = await clientName(provider, details);
+        const client = await describeClient(provider, details);
         const page = (status: number, error: string) =>
           sendPage(
             reply,
@@ -219,8 +232,7 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
       { schema: { hide: true } },
       async (request, reply) => {
         const { provider, details } = await interaction(request, reply);
-        if (details.prompt.name !== 'consent')
-          return reply.redirect(`/oauth/interaction/${details.uid}`, 303);
+        if (details.prompt.name !== 'consent') return reply.redirect(pageUrl(details.uid), 303);
         return finish(request, reply, provider, {
           consent: { grantId: await grantAll(provider, details) },
         });

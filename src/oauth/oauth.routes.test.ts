@@ -172,6 +172,43 @@ describe('the sign-in pages', () => {
   });
 });
 
+describe('a public URL with a path (a proxy that strips it in front)', () => {
+  test('discovery, redirects, cookies and the pages’ forms all keep the path', async () => {
+    const publicUrl = 'https://example.test/mnemo';
+    const t = await buildTestApp({ MNEMO_PUBLIC_URL: publicUrl });
+    try {
+      const discovered = await t.app.inject({
+        method: 'GET',
+        url: '/oauth/.well-known/openid-configuration',
+      });
+      expect(discovered.json()).toMatchObject({
+        issuer: `${publicUrl}/oauth`,
+        authorization_endpoint: `${publicUrl}/oauth/auth`,
+        token_endpoint: `${publicUrl}/oauth/token`,
+        jwks_uri: `${publicUrl}/oauth/jwks`,
+      });
+      const challenge = await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier());
+      const started = await t.app.inject({
+        method: 'GET',
+        url: `/oauth/auth?client_id=mnemo-studio&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(`${publicUrl}/studio/callback`)}&code_challenge=${challenge}&code_challenge_method=S256`,
+      });
+      const location = started.headers.location as string;
+      expect(location).toMatch(/^https:\/\/example\.test\/mnemo\/oauth\/interaction\/[\w-]+$/);
+      const cookies = [started.headers['set-cookie'] ?? []].flat();
+      expect(cookies.some((c) => c.includes('path=/mnemo/oauth/interaction/'))).toBe(true);
+      const page = await t.app.inject({
+        method: 'GET',
+        url: new URL(location).pathname.replace('/mnemo', ''),
+        headers: { cookie: cookies.map((c) => c.split(';')[0]).join('; ') },
+      });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(`action="${location}/login"`);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('several processes on one store', () => {
   test('a person signs in on one process, and the code is redeemed and refreshed on another', async () => {
     const second = await startSecondProcess(server);

@@ -136,6 +136,7 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
 
   registerInteractionRoutes(parent, {
     providers: deps.providers,
+    issuer,
     db: deps.db,
     signIn: deps.signIn,
     securityHeaders: SECURITY_HEADERS,

@@ -27,6 +27,8 @@ export interface OAuthServer {
     email: string;
     password: string;
   }>;
+  /** A request to the memory API with `token`, in `orgId`, with a JSON body when given. */
+  memory(token: string, orgId: string, method?: string, body?: unknown): Promise<Response>;
   /** Registers a client as `mnemo admin client create` does; the secret for confidential ones. */
   client(options: {
     type: 'public' | 'confidential';
@@ -93,6 +95,16 @@ function serve(t: TestApp, url: string): OAuthServer {
         await upsertMembership(t.database.db, options.orgId, id, options.role ?? 'member');
       return { id, email, password };
     },
+    memory: (token, orgId, method = 'GET', body = undefined) =>
+      fetch(`${url}/api/v1/memory`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-organization-id': orgId,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
     async client(options) {
       const id = createClientId();
       const secret = options.type === 'confidential' ? createClientSecret() : undefined;
