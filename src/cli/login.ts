@@ -4,8 +4,6 @@
  * credentials file (credential-file.ts), where other commands find it.
  */
 import type * as OpenIdClient from 'openid-client';
-import { type Static, Type } from 'typebox';
-import { Value } from 'typebox/value';
 import { PLATFORM_SCOPE_NAMES } from '../platform/scopes.ts';
 import { type Args, UsageError } from './args.ts';
 import {
@@ -15,6 +13,7 @@ import {
   onServer,
   PreconditionFailed,
 } from './command.ts';
+import type { UserInfo } from './userinfo.ts';
 
 /** Who the CLI acts for, and everything a person may let it do. */
 const SCOPE = ['openid', 'email', 'profile', ...PLATFORM_SCOPE_NAMES].join(' ');
@@ -202,17 +201,6 @@ async function signOut(server: Server): Promise<Outcome> {
   };
 }
 
-/** What `/oauth/me` answers: the OIDC claims and mnemo's organizations. */
-const UserInfo = Type.Object({
-  sub: Type.String(),
-  email: Type.String(),
-  name: Type.Optional(Type.String()),
-  organizations: Type.Array(
-    Type.Object({ id: Type.String(), name: Type.String(), role: Type.String() }),
-  ),
-});
-type UserInfo = Static<typeof UserInfo>;
-
 async function fetchUser(
   server: Server,
   accessToken: string,
@@ -226,7 +214,10 @@ async function fetchUser(
   } catch (error) {
     throw credentials.serverFailure(issuer, error, `${issuer} would not say who is signed in`);
   }
-  if (!Value.Check(UserInfo, answer)) {
+  // Loaded here, not with the command table: schema validation costs a third of a second of
+  // start-up that `mnemo help` and the store commands should not pay.
+  const { isUserInfo } = await import('./userinfo.ts');
+  if (!isUserInfo(answer)) {
     throw new PreconditionFailed(`${issuer} answered userinfo without a user and organizations`);
   }
   return answer;

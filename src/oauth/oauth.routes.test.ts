@@ -94,6 +94,21 @@ describe('userinfo', () => {
     }
   });
 
+  test('POST answers as GET, whatever its body', async () => {
+    const ada = await server.person({ orgId });
+    const token = await server.t.fixtures.token(ada.id);
+    const posted = await fetch(`${server.issuer}/me`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'ignored=1',
+    });
+    expect(posted.status).toBe(200);
+    expect(((await posted.json()) as { sub: string }).sub).toBe(ada.id);
+  });
+
   test('a platform credential of this issuer gets the user and all their organizations', async () => {
     const other = await server.t.fixtures.org({ name: 'Beta' });
     const ada = await server.person({ orgId, role: 'admin', name: 'Ada' });

@@ -56,8 +56,9 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
 
   /**
    * Hands a request to the provider as if it were mounted at the issuer's path on the public
-   * origin: the Host and scheme are the public URL's whatever the request said (notes: trap 3),
-   * and the client address is the one Fastify resolved through the trusted proxies.
+   * origin: the Host and scheme are the public URL's whatever the request said (discovery
+   * builds every URL from them, so a forged Host would otherwise name another origin), and the
+   * client address is the one Fastify resolved through the trusted proxies.
    */
   async function toProvider(request: FastifyRequest, reply: FastifyReply) {
     const provider = await deps.providers.current();
@@ -82,7 +83,8 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
   }
 
   parent.register(async (scoped) => {
-    // The provider reads request bodies itself (notes: trap 2): nothing here may consume them.
+    // The provider reads request bodies itself (it hangs on one already read): nothing here may
+    // consume them.
     scoped.removeAllContentTypeParsers();
     scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
     // Before the provider takes the request (building it reads the store's keys).
@@ -104,7 +106,8 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     scoped.setErrorHandler(sendOAuthError);
 
     // Published from the store, not from the provider: a key added by a rotation is published
-    // at once, and an old one until its last token expired (notes: trap 7).
+    // at once, and an old one until its last token expired (the provider's own JWKS shows the
+    // keys it was built with).
     scoped.get('/oauth/jwks', { schema: { hide: true } }, async (_request, reply) => {
       const keys = await loadTrustedKeys(deps.db, Date.now(), deps.clockToleranceMs);
       return reply
@@ -112,9 +115,11 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
         .send({ keys: keys.map((key) => key.publicJwk) });
     });
 
-    // Userinfo, served here because the provider's refuses audience-bound JWT access tokens
-    // and cannot find them (notes: trap 5): any access token of this issuer for the platform
-    // API is accepted, checked exactly as the memory API checks it.
+    // Userinfo, served here because the provider's refuses audience-bound JWT access tokens and
+    // cannot find them (they are never stored): any access token of this issuer for the
+    // platform API is accepted, checked exactly as the memory API checks it. A POSTed body is
+    // not read: the token comes in the Authorization header (RFC 6750 §2.1).
+    scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
     const userinfo = async (request: FastifyRequest) => {
       const credential = await deps.verify(request.headers.authorization).catch((error) => {
         throw error instanceof ApiError ? invalidToken(error.message) : error;
@@ -162,6 +167,10 @@ function sendOAuthError(error: Error, request: FastifyRequest, reply: FastifyRep
       .code(503)
       .header('retry-after', String(STORE_RETRY_AFTER_SECONDS))
       .send({ error: 'temporarily_unavailable', error_description: STORE_UNAVAILABLE_MESSAGE });
+  }
+  const status = (error as { statusCode?: number }).statusCode ?? 500;
+  if (status < 500) {
+    return reply.code(status).send({ error: 'invalid_request', error_description: 'bad request' });
   }
   request.log.error({ err: error }, 'internal error');
   return reply.code(500).send({ error: 'server_error' });

@@ -11,7 +11,7 @@ export interface ProviderHolder {
 }
 
 /**
- * oidc-provider fixes its keys when built (notes: trap 7), and `mnemo admin keys rotate` runs in
+ * oidc-provider fixes its keys when built, and `mnemo admin keys rotate` runs in
  * another process: so each process checks the store's newest key every few seconds, beside the
  * requests, and builds a new provider when it changed. Until then it signs with the previous
  * key, which stays trusted while its tokens live (signing-keys.ts); every state the provider

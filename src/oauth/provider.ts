@@ -48,8 +48,7 @@ const TTL = {
 const maxLeaseSlackMs = 5 * 60 * 1000;
 
 /**
- * The authorization server, configured for mnemo (DESIGN.md section 1, and
- * `../shared/notes/oidc-provider.md` for why each trap is handled as it is). Built with the
+ * The authorization server, configured for mnemo (docs/oauth.md says what it does). Built with the
  * store's trusted keys, newest first: it signs with the first. Rebuilt when the keys change
  * (provider-holder.ts), since the provider fixes its keys when built.
  */
@@ -182,7 +181,8 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
       resourceIndicators: {
         enabled: true,
         // The platform API is the only resource, and the default one: a client that names
-        // none still gets a JWT for it (notes: trap 4).
+        // none still gets a JWT for it; without useGrantedResource, flows that ask for `openid`
+        // would get an opaque token instead.
         defaultResource: () => audience,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
@@ -210,7 +210,8 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
     formats: {
       customizers: {
         async jwt(ctx, token, jwt) {
-          // Client credentials speak for the bound service user, not the client (trap 6).
+          // Client credentials speak for the bound service user, not the client. Only here can
+          // `sub` change: extraTokenClaims cannot overwrite it.
           jwt.payload.sub = await subjectOf(ctx, accountOf(token));
           // The provider leaves `scope` out when none was granted, and a token without the
           // claim is read as the spec's full-access credential: say "none" explicitly.
@@ -240,9 +241,9 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
   reportStoreFailures(provider, options.log);
   // The request's scheme and host are pinned to the public URL before the provider sees them
   // (oauth.routes.ts), so it may believe X-Forwarded-Proto: that is what marks cookies Secure
-  // behind TLS termination (trap 14).
+  // behind TLS termination.
   provider.proxy = true;
-  // Only the SHA-256 of a client secret is stored (trap 8).
+  // Only the SHA-256 of a client secret is stored: the provider would compare plain secrets.
   provider.Client.prototype.compareClientSecret = function compare(
     this: {
       clientSecret?: string;
