@@ -118,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerMemoryRoutes(app, {
     service,
-    authenticate,
+    authenticate: authenticate.member,
     environment: config.env,
   });
 

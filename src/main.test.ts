@@ -148,7 +148,7 @@ describe('refusing to start', () => {
         .selectFrom('kysely_migration' as never)
         .select('name' as never)
         .execute();
-      expect(migrations).toHaveLength(3);
+      expect(migrations).toHaveLength(4);
       expect(await after.db.selectFrom('organizations').select('id').execute()).toEqual([]);
       expect(await after.db.selectFrom('signing_keys').select('kid').execute()).toEqual([]);
     } finally {

@@ -2,11 +2,13 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { type Migration, type MigrationResultSet, Migrator } from 'kysely/migration';
 import * as initial from './migrations/2026-11-22T00_initial.ts';
 import * as oauth from './migrations/2026-11-23T00_oauth.ts';
+import * as platform from './migrations/2026-11-24T00_platform.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
   '2026-11-22T00_initial': initial,
   '2026-11-23T00_oauth': oauth,
+  '2026-11-24T00_platform': platform,
 };
 
 export class UnknownSchemaError extends Error {

@@ -80,6 +80,44 @@ export interface AuditLogTable {
   action: string;
   memory_id: string | null;
   at: number;
+  /** JSON object: what changed (a role, a name, …); null for memory overrides. */
+  details: string | null;
+}
+
+/** An API key of the chat interface: only the SHA-256 of its secret is kept. */
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  project_id: string | null;
+  name: string;
+  /** The secret's first characters, for telling keys apart in lists. */
+  prefix: string;
+  /** SHA-256 of the secret, base64url. */
+  secret_hash: string;
+  created_at: number;
+  last_used_at: number | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+/** One call of the chat interface. */
+export interface UsageRecordsTable {
+  id: string;
+  at: number;
+  org_id: string;
+  user_id: string;
+  key_id: string;
+  model: string;
+  provider: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Millionths of a US dollar. */
+  cost_micro_usd: number;
+  latency_ms: number;
+  /** The HTTP status the caller got. */
+  status: number;
 }
 
 export interface SigningKeysTable {
@@ -142,6 +180,8 @@ export interface Tables {
   instance_secrets: InstanceSecretsTable;
   oauth_clients: OAuthClientsTable;
   oauth_records: OAuthRecordsTable;
+  api_keys: ApiKeysTable;
+  usage_records: UsageRecordsTable;
 }
 
 export type MemoryRow = Selectable<MemoriesTable>;

@@ -714,6 +714,7 @@ async function runCell({ caller: name, column, code }: Cell): Promise<void> {
       action: ACTIONS[column.kind],
       memory_id: memoryId,
       at: expect.any(Number),
+      details: null,
     },
   ]);
   const at = audit[0]?.at ?? 0;
@@ -937,6 +938,7 @@ describe('audit log', () => {
           action,
           memory_id: memoryId(),
           at: expect.any(Number),
+          details: null,
         },
       ]);
       expect(fresh[0]?.at).toBeGreaterThanOrEqual(startedAt);

@@ -2,8 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { MemberRole } from '../db/tables.ts';
 import { createCallerContextReader, type UserOverridePolicy } from '../orgs/orgs.repository.ts';
+import { findUserStatus } from '../orgs/users.repository.ts';
 import type { CredentialVerifier } from './credentials.ts';
-import { ApiError, badRequest, forbidden, unauthenticated } from './errors.ts';
+import { ApiError, badRequest, forbidden, notFound, unauthenticated } from './errors.ts';
 import { type RateDecision, type RateLimiter, rateLimitHeaders } from './rate-limit.ts';
 import { parseUuid } from './uuid.ts';
 
@@ -19,10 +20,34 @@ export interface Caller {
   readonly scopes: ReadonlySet<string> | undefined;
 }
 
+/** The authenticated, active account a request comes from, before any organization. */
+export interface Account {
+  readonly userId: string;
+  /** What the credential allows (scopes.ts); undefined: everything. */
+  readonly scopes: ReadonlySet<string> | undefined;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
+    /** Set by the `member` and `memberOf` checks. */
     caller: Caller;
+    /** Set by every check of the platform. */
+    account: Account;
   }
+}
+
+type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+export interface PlatformAuthentication {
+  /** The member of the organization named by `X-Organization-Id` (the memory API, keys, usage). */
+  readonly member: Hook;
+  /**
+   * The member of the organization `orgOf` finds for the request (from its path), checked in the
+   * same order; `orgOf` answers undefined when there is no such organization: 404.
+   */
+  memberOf(orgOf: (request: FastifyRequest) => Promise<string | undefined>): Hook;
+  /** An active account, whatever its organizations (`GET /api/v1/me`). */
+  readonly account: Hook;
 }
 
 export interface PlatformAuthenticationDeps {
@@ -41,10 +66,13 @@ const tooManyRequests = (policy: string, decision: RateDecision) =>
 
 /**
  * The platform's checks, in DESIGN.md's order: credential (401) → rate (429) →
- * `X-Organization-Id` (400) → account status and membership (403). Runs as an onRequest hook,
- * before the body is read, so a request is judged on who sends it before what it says.
+ * organization (400 for a bad `X-Organization-Id`) → account status and membership (403). They
+ * run as onRequest hooks, before the body is read, so a request is judged on who sends it before
+ * what it says.
  */
-export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
+export function createPlatformAuthentication(
+  deps: PlatformAuthenticationDeps,
+): PlatformAuthentication {
   const { verify, rateLimiter, failedAuthLimiter } = deps;
   const findCallerContext = createCallerContextReader(deps.database);
 
@@ -71,7 +99,15 @@ export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
     reply.headers(rateLimitHeaders('credential', decision));
   }
 
-  function organization(request: FastifyRequest): string {
+  /** Credential and rate: who the request comes from, counted. */
+  async function identify(request: FastifyRequest, reply: FastifyReply) {
+    const { issuer, userId, scopes } = await credential(request);
+    // One budget per subject, however many tokens it holds.
+    await rate(`${issuer} ${userId}`, reply);
+    return { userId, scopes };
+  }
+
+  function headerOrganization(request: FastifyRequest): string {
     const header = request.headers['x-organization-id'];
     if (header === undefined || header === '') throw badRequest('X-Organization-Id is required');
     const orgId = parseUuid(typeof header === 'string' ? header : undefined);
@@ -79,22 +115,43 @@ export function createPlatformAuthentication(deps: PlatformAuthenticationDeps) {
     return orgId;
   }
 
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { issuer, userId, scopes } = await credential(request);
-    // One budget per subject, however many tokens it holds.
-    await rate(`${issuer} ${userId}`, reply);
-    const orgId = organization(request);
-    const context = await findCallerContext(userId, orgId);
+  /** Status and membership in `orgId`: sets `request.caller`. */
+  async function admit(request: FastifyRequest, account: Account, orgId: string) {
+    const context = await findCallerContext(account.userId, orgId);
     if (!context) throw unauthenticated('credential does not belong to a known account');
     if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
     if (context.role === null) throw forbidden('not a member of this organization');
+    request.account = account;
     request.caller = {
-      userId,
+      userId: account.userId,
       orgId,
       role: context.role,
       memoryEnabled: context.memoryEnabled,
       userOverride: context.userOverride,
-      scopes,
+      scopes: account.scopes,
     };
+  }
+
+  return {
+    async member(request, reply) {
+      const account = await identify(request, reply);
+      await admit(request, account, headerOrganization(request));
+    },
+    memberOf(orgOf) {
+      return async (request, reply) => {
+        const account = await identify(request, reply);
+        const orgId = await orgOf(request);
+        if (orgId === undefined) throw notFound('not found');
+        await admit(request, account, orgId);
+      };
+    },
+    async account(request, reply) {
+      const account = await identify(request, reply);
+      const status = await findUserStatus(deps.database.db, account.userId);
+      if (status === undefined)
+        throw unauthenticated('credential does not belong to a known account');
+      if (status !== 'active') throw forbidden(`account is ${status}`);
+      request.account = account;
+    },
   };
 }

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Credential } from './credentials.ts';
 import { ApiError } from './errors.ts';
 
@@ -27,3 +28,13 @@ export const insufficientScope = (scope: PlatformScope) =>
   new ApiError(403, 'insufficient_scope', `the credential lacks the ${scope} scope`, {
     headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
   });
+
+/**
+ * An onRequest hook, after authentication: 403 unless the credential allows `scope`. Checked
+ * with account status and membership, before anything about the request itself.
+ */
+export function requireScope(scope: PlatformScope) {
+  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
+    done(allows(request.account, scope) ? undefined : insufficientScope(scope));
+  };
+}
