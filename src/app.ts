@@ -122,6 +122,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     environment: config.env,
   });
 
+  // The platform API (each part registers its routes below this line).
+
   // Failed sign-ins are throttled whatever the request rate limit: they guard passwords.
   const signInLimiter = (name: string, limit: number) =>
     createSlidingWindowLimiter({
