@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { createStoreProbe, readinessCheck } from './db/availability.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
+import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { createCursorCodec } from './memory/cursor.ts';
 import { createListCache } from './memory/list-cache.ts';
 import { createMemoryRepository } from './memory/memory.repository.ts';
@@ -13,6 +14,7 @@ import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createSignIn } from './oauth/accounts.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { createProviderHolder } from './oauth/provider-holder.ts';
+import { registerOrganizationManagement } from './orgs/management.routes.ts';
 import { createPlatformAuthentication } from './platform/authenticate.ts';
 import { createCredentialVerifier } from './platform/credentials.ts';
 import { registerDrain } from './platform/drain.ts';
@@ -26,6 +28,7 @@ import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { connectRedisCounters } from './platform/redis-counters.ts';
 import { strictValidatorCompiler } from './platform/validator.ts';
+import { registerUsageRoutes } from './usage/usage.routes.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -123,6 +126,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // The platform API (each part registers its routes below this line).
+  registerOrganizationManagement(app, { authenticate, database, environment: config.env });
+  registerUsageRoutes(app, { authenticate, database });
+  registerKeyRoutes(app, { authenticate, database });
 
   // Failed sign-ins are throttled whatever the request rate limit: they guard passwords.
   const signInLimiter = (name: string, limit: number) =>

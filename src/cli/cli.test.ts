@@ -278,7 +278,9 @@ describe('migrate', () => {
     const first = await mnemo('migrate', '--json');
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(onlyJson(first)).toEqual({ applied: ['2026-11-22T00_initial', '2026-11-23T00_oauth', '2026-11-24T00_platform'] });
+    expect(onlyJson(first)).toEqual({
+      applied: ['2026-11-22T00_initial', '2026-11-23T00_oauth', '2026-11-24T00_platform'],
+    });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);
     expect(onlyJson(again)).toEqual({ applied: [] });
     expect(text).toEqual({ code: 0, stdout: 'the schema is up to date\n', stderr: '' });

@@ -2,14 +2,19 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Environment } from '../config.ts';
-import { ApiError } from '../platform/errors.ts';
+import {
+  ErrorBody,
+  OrganizationHeader,
+  RateLimitedBody,
+  StoreUnavailableBody,
+} from '../platform/api-schemas.ts';
+import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { allows, insufficientScope } from '../platform/scopes.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
 import {
   AddBody,
   CreatedResponse,
-  ErrorBody,
   FoldedResponse,
   ListQuery,
   ListResponse,
@@ -17,9 +22,6 @@ import {
   MemoryItem,
   MemoryResponse,
   OkResponse,
-  OrganizationHeader,
-  RateLimitedBody,
-  StoreUnavailableBody,
   UpdateBody,
   UserQuery,
 } from './memory.schemas.ts';
@@ -41,9 +43,6 @@ const BASE = '/api/v1/memory';
 export function memoryEnabled(environment: Environment, flag: boolean | null): boolean {
   return environment === 'production' ? flag === true : flag !== false;
 }
-
-const unsupportedMediaType = () =>
-  new ApiError(415, 'unsupported_media_type', 'Content-Type must be application/json');
 
 const errors = {
   429: RateLimitedBody,
@@ -70,13 +69,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       const on = memoryEnabled(deps.environment, request.caller.memoryEnabled);
       done(on ? undefined : memoryFeatureOff());
     });
-    // A body-less POST or PATCH never reaches Fastify's content-type parser: check it here.
-    app.addHook('preValidation', (request, _reply, done) => {
-      if (request.method !== 'POST' && request.method !== 'PATCH') return done();
-      const type = request.headers['content-type'];
-      const json = type !== undefined && /^application\/json\s*(;|$)/i.test(type);
-      done(json ? undefined : unsupportedMediaType());
-    });
+    app.addHook('preValidation', requireJsonBody);
 
     const common = {
       tags: ['memory'],

@@ -30,17 +30,8 @@ export const MemoryItem = Type.Object(
 );
 export type MemoryItem = Static<typeof MemoryItem>;
 
-export const ErrorBody = Type.Object(
-  { error: Type.String() },
-  { $id: 'Error', description: 'An error: a message for people' },
-);
-
 const categoryInput = Type.Unknown({
   description: `One of ${CATEGORIES.join(', ')}; any other value (or null) leaves the memory without a category, without an error`,
-});
-
-export const OrganizationHeader = Type.Object({
-  'x-organization-id': Uuid('The organization the request acts in'),
 });
 
 export const MemoryIdParams = Type.Object({
@@ -108,18 +99,6 @@ export const CreatedResponse = Type.Object(
   },
 );
 
-export const RateLimitedBody = Type.Object(
-  { error: Type.String() },
-  {
-    description: 'Over the request rate of this credential subject (60 a minute by default)',
-    headers: {
-      'retry-after': { type: 'integer', description: 'Seconds until a request may pass' },
-      'ratelimit-policy': { type: 'string', description: '"credential";q=<limit>;w=<seconds>' },
-      ratelimit: { type: 'string', description: '"credential";r=<remaining>;t=<seconds>' },
-    },
-  },
-);
-
 export const FoldedResponse = Type.Object(
   {
     memory: Type.Object(
@@ -147,15 +126,4 @@ export type ListResponse = Static<typeof ListResponse>;
 export const OkResponse = Type.Object(
   { ok: Type.Literal(true) },
   { description: 'Deleted (or already deleted)' },
-);
-
-export const StoreUnavailableBody = Type.Object(
-  { error: Type.String() },
-  {
-    description:
-      'The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly',
-    headers: {
-      'retry-after': { type: 'integer', description: 'Seconds before trying again' },
-    },
-  },
 );

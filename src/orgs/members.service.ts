@@ -1,6 +1,24 @@
+import type { Kysely } from 'kysely';
+import { recordAudit } from '../audit/audit.repository.ts';
 import type { Database } from '../db/database.ts';
+import type { MemberRole, Tables } from '../db/tables.ts';
+import type { Caller } from '../platform/authenticate.ts';
+import { ApiError, forbidden, notFound } from '../platform/errors.ts';
+import { parseUuid } from '../platform/uuid.ts';
 import { deleteOrganizationGrants } from '../projects/projects.repository.ts';
-import { deleteMembership } from './orgs.repository.ts';
+import {
+  countOwners,
+  deleteMembership,
+  findMember,
+  findMemberRole,
+  findOrganization,
+  listMembers,
+  type MemberRow,
+  upsertMembership,
+} from './orgs.repository.ts';
+import type { Member, MemberAddBody } from './orgs.schemas.ts';
+import { requireManager } from './roles.ts';
+import { findUserIdByEmail } from './users.repository.ts';
 
 /**
  * Removes a member together with the member's grants on the organization's projects, in one
@@ -17,3 +35,130 @@ export async function removeMember(
     return { revokedGrants: await deleteOrganizationGrants(trx, orgId, userId) };
   });
 }
+
+const memberNotFound = () => notFound('member not found');
+const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
+export function presentMember(row: MemberRow): Member {
+  return {
+    userId: row.id,
+    email: row.email,
+    ...(row.name === null ? {} : { name: row.name }),
+    role: row.role,
+    status: row.status,
+    joinedAt: new Date(row.created_at).toISOString(),
+  };
+}
+
+/**
+ * The studio's member management: owners and admins add, change and remove members; only
+ * owners make or touch owners; an organization always keeps an owner. Each change and its audit
+ * row are one transaction, which on PostgreSQL first takes the organization's row, so that two
+ * changes at once cannot both count the same other owner.
+ */
+export function createMembersService(database: Database) {
+  const lock = database.dialect === 'postgres';
+
+  /**
+   * The caller's role, read in the change's transaction once the organization is locked: a
+   * role changed since authentication counts, not the one authentication read.
+   */
+  async function lockedActor(trx: Kysely<Tables>, caller: Caller, what: string) {
+    await findOrganization(trx, caller.orgId, { lock });
+    const actor = await findMemberRole(trx, caller.orgId, caller.userId);
+    if (actor === undefined) throw forbidden('not a member of this organization');
+    requireManager({ role: actor }, what);
+    return actor;
+  }
+
+  async function targetMember(trx: Kysely<Tables>, caller: Caller, rawId: string) {
+    const userId = parseUuid(rawId);
+    const member = userId ? await findMember(trx, caller.orgId, userId) : undefined;
+    if (!member) throw memberNotFound();
+    return member;
+  }
+
+  return {
+    async list(caller: Caller): Promise<Member[]> {
+      return (await listMembers(database.db, caller.orgId)).map(presentMember);
+    },
+
+    /** Adds an existing user, found by email (any case), with `role` (default member). */
+    async add(caller: Caller, body: MemberAddBody): Promise<Member> {
+      requireManager(caller, 'add members');
+      const role: MemberRole = body.role ?? 'member';
+      if (role === 'owner' && caller.role !== 'owner') {
+        throw forbidden('only owners can make owners');
+      }
+      return database.write(async (trx) => {
+        const actor = await lockedActor(trx, caller, 'add members');
+        if (role === 'owner' && actor !== 'owner') throw forbidden('only owners can make owners');
+        const userId = await findUserIdByEmail(trx, body.email.trim());
+        if (!userId) throw notFound('no user with this email');
+        if (await findMember(trx, caller.orgId, userId)) {
+          throw conflict('the user is already a member of this organization');
+        }
+        await upsertMembership(trx, caller.orgId, userId, role);
+        await recordAudit(trx, {
+          orgId: caller.orgId,
+          actorId: caller.userId,
+          targetId: userId,
+          action: 'member.add',
+          details: { role },
+        });
+        const added = await findMember(trx, caller.orgId, userId);
+        if (!added) throw memberNotFound();
+        return presentMember(added);
+      });
+    },
+
+    async changeRole(caller: Caller, rawUserId: string, role: MemberRole): Promise<Member> {
+      requireManager(caller, "change members' roles");
+      return database.write(async (trx) => {
+        const actor = await lockedActor(trx, caller, "change members' roles");
+        const member = await targetMember(trx, caller, rawUserId);
+        if (actor !== 'owner' && (member.role === 'owner' || role === 'owner')) {
+          throw forbidden('only owners can make owners or change an owner');
+        }
+        if (member.role === role) return presentMember(member);
+        if (member.role === 'owner' && (await countOwners(trx, caller.orgId)) <= 1) {
+          throw conflict('the last owner of the organization cannot be demoted');
+        }
+        await upsertMembership(trx, caller.orgId, member.id, role);
+        await recordAudit(trx, {
+          orgId: caller.orgId,
+          actorId: caller.userId,
+          targetId: member.id,
+          action: 'member.role',
+          details: { from: member.role, to: role },
+        });
+        return presentMember({ ...member, role });
+      });
+    },
+
+    /** Removes a member and the member's grants on the organization's projects, as the CLI does. */
+    async remove(caller: Caller, rawUserId: string): Promise<void> {
+      requireManager(caller, 'remove members');
+      await database.write(async (trx) => {
+        const actor = await lockedActor(trx, caller, 'remove members');
+        const member = await targetMember(trx, caller, rawUserId);
+        if (actor !== 'owner' && member.role === 'owner') {
+          throw forbidden('only owners can remove an owner');
+        }
+        if (member.role === 'owner' && (await countOwners(trx, caller.orgId)) <= 1) {
+          throw conflict('the last owner of the organization cannot be removed');
+        }
+        await deleteMembership(trx, caller.orgId, member.id);
+        const revokedGrants = await deleteOrganizationGrants(trx, caller.orgId, member.id);
+        await recordAudit(trx, {
+          orgId: caller.orgId,
+          actorId: caller.userId,
+          targetId: member.id,
+          action: 'member.remove',
+          details: { role: member.role, revokedGrants },
+        });
+      });
+    },
+  };
+}
+export type MembersService = ReturnType<typeof createMembersService>;

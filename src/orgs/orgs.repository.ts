@@ -29,9 +29,14 @@ export async function insertOrganization(db: Kysely<Tables>, org: NewOrganizatio
 export async function updateOrganization(
   db: Kysely<Tables>,
   id: string,
-  changes: { memoryEnabled?: boolean | undefined; userOverride?: UserOverridePolicy | undefined },
+  changes: {
+    name?: string | undefined;
+    memoryEnabled?: boolean | undefined;
+    userOverride?: UserOverridePolicy | undefined;
+  },
 ): Promise<boolean> {
-  const set: Partial<Pick<OrganizationsTable, 'memory_enabled' | 'user_override'>> = {};
+  const set: Partial<Pick<OrganizationsTable, 'name' | 'memory_enabled' | 'user_override'>> = {};
+  if (changes.name !== undefined) set.name = changes.name;
   if (changes.memoryEnabled !== undefined) set.memory_enabled = Number(changes.memoryEnabled);
   if (changes.userOverride !== undefined) set.user_override = changes.userOverride;
   if (Object.keys(set).length === 0) return organizationExists(db, id);
@@ -50,6 +55,62 @@ export async function organizationExists(db: Kysely<Tables>, id: string): Promis
     .where('id', '=', id)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The organization; `lock` takes its row for update (PostgreSQL), so that the membership changes
+ * of one organization run one after the other (two demotions cannot both see another owner).
+ */
+export async function findOrganization(
+  db: Kysely<Tables>,
+  id: string,
+  options: { lock?: boolean } = {},
+) {
+  return db
+    .selectFrom('organizations')
+    .selectAll()
+    .where('id', '=', id)
+    .$if(options.lock === true, (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+/** The organizations a user belongs to, with the user's role in each. */
+export async function listUserOrganizations(db: Kysely<Tables>, userId: string) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('organizations as o', 'o.id', 'm.org_id')
+    .select(['o.id', 'o.name', 'm.role'])
+    .where('m.user_id', '=', userId)
+    .execute();
+}
+
+function membersQuery(db: Kysely<Tables>, orgId: string) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.email', 'u.name', 'u.status', 'm.role', 'm.created_at'])
+    .where('m.org_id', '=', orgId);
+}
+
+/** The members of an organization with their accounts, in the order they joined. */
+export async function listMembers(db: Kysely<Tables>, orgId: string) {
+  return membersQuery(db, orgId).orderBy('m.created_at').orderBy('u.id').execute();
+}
+
+export async function findMember(db: Kysely<Tables>, orgId: string, userId: string) {
+  return membersQuery(db, orgId).where('u.id', '=', userId).executeTakeFirst();
+}
+
+export type MemberRow = NonNullable<Awaited<ReturnType<typeof findMember>>>;
+
+export async function countOwners(db: Kysely<Tables>, orgId: string): Promise<number> {
+  const row = await db
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<number | string>().as('owners'))
+    .where('org_id', '=', orgId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(row.owners);
 }
 
 /** Adds a member or changes the role of an existing one. */

@@ -69,3 +69,11 @@ export async function findUserIdByEmail(
     .executeTakeFirst();
   return row?.id;
 }
+
+export async function findUser(db: Kysely<Tables>, id: string) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'name', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

@@ -116,8 +116,14 @@ function bearerToken(authorization: string | undefined): string {
   if (!authorization) throw unauthenticated('missing credential');
   const match = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(authorization);
   if (!match?.[1]) throw unauthenticated('invalid credential');
+  // An API key is the chat interface's credential, never the platform's. The prefix is
+  // keys/api-key-secret.ts's API_KEY_PREFIX, written out: platform/ imports no feature.
+  if (match[1].startsWith('mnemo_sk_')) throw unauthenticated(API_KEY_REFUSED);
   return match[1];
 }
+
+export const API_KEY_REFUSED =
+  'API keys authenticate the chat interface (/v1) only; this API takes the platform credential';
 
 /** The least time between two loads of the store's keys: unknown `kid`s are free to send. */
 const KEY_RELOAD_INTERVAL_MS = 1000;

@@ -1,0 +1,82 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.ts';
+import { adminSecurity, managementErrors } from '../orgs/orgs.schemas.ts';
+import { requireManager } from '../orgs/roles.ts';
+import { OrganizationHeader } from '../platform/api-schemas.ts';
+import { badRequest } from '../platform/errors.ts';
+import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { requireScope } from '../platform/scopes.ts';
+import { pageAudit } from './audit.repository.ts';
+import { type AuditEntry, AuditPage, AuditQuery } from './audit.schemas.ts';
+import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.ts';
+
+export interface AuditRoutesDeps {
+  readonly database: Database;
+  /** The member of the organization in `X-Organization-Id`; sets `request.caller`. */
+  readonly member: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+}
+
+const URL = '/api/v1/audit';
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 100;
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_LIMIT;
+  const limit = /^\d{1,3}$/.test(raw) ? Number(raw) : 0;
+  if (limit < 1 || limit > MAX_LIMIT) {
+    throw badRequest(`limit must be an integer from 1 to ${MAX_LIMIT}`);
+  }
+  return limit;
+}
+
+function present(row: Awaited<ReturnType<typeof pageAudit>>[number]): AuditEntry {
+  return {
+    id: row.id,
+    at: new Date(row.at).toISOString(),
+    actorId: row.actor_id,
+    targetId: row.target_id,
+    action: row.action,
+    ...(row.memory_id === null ? {} : { memoryId: row.memory_id }),
+    ...(row.details === null ? {} : { details: JSON.parse(row.details) }),
+  };
+}
+
+/** `GET /api/v1/audit`: the organization's audit log for its owners and admins, a page at a time. */
+export function registerAuditRoutes(parent: FastifyInstance, deps: AuditRoutesDeps): void {
+  parent.register(async (scoped) => {
+    const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
+    app.addHook('onRequest', deps.member);
+    app.addHook('onRequest', requireScope('admin'));
+
+    app.get(
+      URL,
+      {
+        schema: {
+          tags: ['audit'],
+          security: adminSecurity,
+          summary:
+            'Page through the audit log, newest first: management changes and acts done for other members (owners and admins)',
+          headers: OrganizationHeader,
+          querystring: AuditQuery,
+          response: { 200: AuditPage, ...managementErrors },
+        },
+      },
+      async (request): Promise<AuditPage> => {
+        requireManager(request.caller, 'read the audit log');
+        const limit = parseLimit(request.query.limit);
+        const after =
+          request.query.cursor === undefined ? undefined : decodeAuditCursor(request.query.cursor);
+        // One more than the page: whether there is a next page, without a count.
+        const rows = await pageAudit(deps.database.db, request.caller.orgId, limit + 1, after);
+        const page = rows.slice(0, limit);
+        const last = page.at(-1);
+        return {
+          entries: page.map(present),
+          next: rows.length > limit && last ? encodeAuditCursor(last) : null,
+        };
+      },
+    );
+  });
+  registerMethodNotAllowed(parent, URL, ['GET']);
+}

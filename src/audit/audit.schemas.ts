@@ -1,0 +1,46 @@
+import { type Static, Type } from 'typebox';
+import { Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
+
+export const AuditQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.String({ description: 'Entries per page, 1 to 100 (default 50)', examples: ['50'] }),
+    ),
+    cursor: Type.Optional(
+      Type.String({ description: "An earlier page's next: the page after it" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AuditQuery = Static<typeof AuditQuery>;
+
+export const AuditEntry = Type.Object(
+  {
+    id: Uuid('Entry id'),
+    at: Timestamp('When it happened'),
+    actorId: Uuid('The user who did it'),
+    targetId: Uuid('What it was done to: a member, a project or the organization'),
+    action: Type.String({
+      description:
+        'What was done: org.update, member.add, member.role, member.remove, project.create, project.update, project.delete, collaborator.set, collaborator.remove, or a memory operation done for another member (the user override)',
+      examples: ['member.role'],
+    }),
+    memoryId: Type.Optional(Uuid('The memory, for memory operations')),
+    details: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'What changed' }),
+    ),
+  },
+  { $id: 'AuditEntry', additionalProperties: false },
+);
+export type AuditEntry = Static<typeof AuditEntry>;
+
+export const AuditPage = Type.Object(
+  {
+    entries: Type.Array(AuditEntry, { description: 'Newest first' }),
+    next: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as cursor for the next page; null on the last page',
+    }),
+  },
+  { description: "A page of the organization's audit log" },
+);
+export type AuditPage = Static<typeof AuditPage>;

@@ -1,0 +1,145 @@
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { Database } from '../db/database.ts';
+import { newRowId } from '../db/row-id.ts';
+import type { Caller } from '../platform/authenticate.ts';
+import { parseUuid } from '../platform/uuid.ts';
+import { canRead, createProjectAccessReader } from '../projects/projects.repository.ts';
+import { generateApiKey } from './api-key-secret.ts';
+import {
+  expiryInPast,
+  keyNotFound,
+  nameRequired,
+  nameTooLong,
+  projectForbidden,
+  projectNotFound,
+} from './keys.errors.ts';
+import {
+  type ApiKeyRow,
+  type ApiKeyView,
+  findApiKey,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from './keys.repository.ts';
+import { type ApiKey, type CreateKeyBody, NAME_MAX_CHARS } from './keys.schemas.ts';
+
+export interface KeysServiceDeps {
+  readonly database: Database;
+  readonly now?: () => number;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The interface's shape of a key: `projectId` absent (never null) when there is none. */
+export function toApiKey(row: ApiKeyView): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    ...(row.project_id === null ? {} : { projectId: row.project_id }),
+    userId: row.user_id,
+    createdAt: new Date(row.created_at).toISOString(),
+    lastUsedAt: iso(row.last_used_at),
+    expiresAt: iso(row.expires_at),
+    revokedAt: iso(row.revoked_at),
+  };
+}
+
+/** Owners and admins manage every key of the organization; members their own. */
+const seesAll = (caller: Caller) => caller.role === 'owner' || caller.role === 'admin';
+
+export function createKeysService(deps: KeysServiceDeps) {
+  const { database } = deps;
+  const now = deps.now ?? Date.now;
+  const findProjectAccess = createProjectAccessReader(database);
+
+  function checkName(raw: string): string {
+    const name = raw.trim();
+    if (name === '') throw nameRequired();
+    // Characters, not UTF-16 units: an emoji is one character.
+    if ([...name].length > NAME_MAX_CHARS) throw nameTooLong();
+    return name;
+  }
+
+  function checkExpiry(raw: string | undefined, at: number): number | null {
+    if (raw === undefined) return null;
+    // The schema checked the RFC 3339 form.
+    const expiresAt = Date.parse(raw);
+    if (!(expiresAt > at)) throw expiryInPast();
+    return expiresAt;
+  }
+
+  async function checkProject(caller: Caller, raw: string | undefined): Promise<string | null> {
+    if (raw === undefined) return null;
+    const projectId = raw.toLowerCase();
+    const { exists, access } = await findProjectAccess(caller.orgId, projectId, caller.userId);
+    if (!exists) throw projectNotFound();
+    if (!canRead(access)) throw projectForbidden();
+    return projectId;
+  }
+
+  return {
+    /** A new key of the caller in the caller's organization, and its secret (shown once). */
+    async create(caller: Caller, body: CreateKeyBody): Promise<{ key: ApiKey; secret: string }> {
+      const createdAt = now();
+      const name = checkName(body.name);
+      const expiresAt = checkExpiry(body.expiresAt, createdAt);
+      const projectId = await checkProject(caller, body.projectId);
+      const { secret, prefix, hash } = generateApiKey();
+      const row: ApiKeyRow = {
+        id: newRowId(),
+        org_id: caller.orgId,
+        user_id: caller.userId,
+        project_id: projectId,
+        name,
+        prefix,
+        secret_hash: hash,
+        created_at: createdAt,
+        last_used_at: null,
+        expires_at: expiresAt,
+        revoked_at: null,
+      };
+      await database.write(async (trx) => {
+        await insertApiKey(trx, row);
+        await recordAudit(trx, {
+          orgId: caller.orgId,
+          actorId: caller.userId,
+          targetId: caller.userId,
+          action: 'api_key.create',
+          details: { keyId: row.id, name },
+        });
+      });
+      // toApiKey picks the shown fields: the hash stays behind.
+      return { key: toApiKey(row), secret };
+    },
+
+    /** The keys the caller may see, newest first. */
+    async list(caller: Caller): Promise<ApiKey[]> {
+      const owner = seesAll(caller) ? undefined : caller.userId;
+      return (await listApiKeys(database.db, caller.orgId, owner)).map(toApiKey);
+    },
+
+    /** Revokes a key the caller may manage; a key already revoked is left as it is. */
+    async revoke(caller: Caller, rawId: string): Promise<void> {
+      const id = parseUuid(rawId);
+      if (!id) throw keyNotFound();
+      const found = await database.write(async (trx) => {
+        const key = await findApiKey(trx, caller.orgId, id);
+        if (!key || (!seesAll(caller) && key.user_id !== caller.userId)) return false;
+        if (await revokeApiKey(trx, id, now())) {
+          await recordAudit(trx, {
+            orgId: caller.orgId,
+            actorId: caller.userId,
+            targetId: key.user_id,
+            action: 'api_key.revoke',
+            details: { keyId: id, name: key.name },
+          });
+        }
+        return true;
+      });
+      if (!found) throw keyNotFound();
+    },
+  };
+}
+
+export type KeysService = ReturnType<typeof createKeysService>;

@@ -1,0 +1,38 @@
+import { Type } from 'typebox';
+
+// What every endpoint of /api shares: its error bodies and the organization header.
+
+export const ErrorBody = Type.Object(
+  { error: Type.String() },
+  { $id: 'Error', description: 'An error: a message for people' },
+);
+
+export const OrganizationHeader = Type.Object({
+  'x-organization-id': Type.String({
+    format: 'uuid',
+    description: 'The organization the request acts in',
+  }),
+});
+
+export const RateLimitedBody = Type.Object(
+  { error: Type.String() },
+  {
+    description: 'Over the request rate of this credential subject (60 a minute by default)',
+    headers: {
+      'retry-after': { type: 'integer', description: 'Seconds until a request may pass' },
+      'ratelimit-policy': { type: 'string', description: '"credential";q=<limit>;w=<seconds>' },
+      ratelimit: { type: 'string', description: '"credential";r=<remaining>;t=<seconds>' },
+    },
+  },
+);
+
+export const StoreUnavailableBody = Type.Object(
+  { error: Type.String() },
+  {
+    description:
+      'The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly',
+    headers: {
+      'retry-after': { type: 'integer', description: 'Seconds before trying again' },
+    },
+  },
+);

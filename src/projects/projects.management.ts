@@ -1,0 +1,35 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import { isManager } from '../orgs/roles.ts';
+import type { Caller } from '../platform/authenticate.ts';
+import { forbidden, notFound } from '../platform/errors.ts';
+import { parseUuid } from '../platform/uuid.ts';
+import { findProjectWithAccess } from './projects.repository.ts';
+
+/**
+ * A project as the caller may reach it by id: owners and admins of its organization reach every
+ * project, other members those they have access to. Any other id, UUID or not, is 404 with the
+ * same answer as an unknown one, so nothing leaks.
+ */
+export async function reachProject(
+  db: Kysely<Tables>,
+  caller: Caller,
+  rawId: string,
+  options: { lock?: boolean } = {},
+) {
+  const projectId = parseUuid(rawId);
+  if (!projectId) throw notFound('not found');
+  const found = await findProjectWithAccess(db, caller.orgId, projectId, caller.userId, options);
+  const manager = isManager(caller.role);
+  if (!found || (!manager && found.access === null)) throw notFound('not found');
+  return { ...found, manages: manager || found.access === 'owner' };
+}
+
+/** 403 unless the caller is an owner of the project, or an owner or admin of its organization. */
+export function requireProjectManager(reached: { manages: boolean }, what: string): void {
+  if (!reached.manages) {
+    throw forbidden(
+      `only the project's owners, and owners and admins of the organization, can ${what}`,
+    );
+  }
+}

@@ -1,0 +1,114 @@
+import { Readable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../db/database.ts';
+import {
+  ErrorBody,
+  OrganizationHeader,
+  RateLimitedBody,
+  StoreUnavailableBody,
+} from '../platform/api-schemas.ts';
+import type { PlatformAuthentication } from '../platform/authenticate.ts';
+import { badRequest } from '../platform/errors.ts';
+import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { requireScope } from '../platform/scopes.ts';
+import { fileNameInstant, usageCsv } from './usage.csv.ts';
+import { parseUsageRange } from './usage.range.ts';
+import { GROUPINGS, UsageCsv, UsageExportQuery, UsageQuery, UsageReport } from './usage.schemas.ts';
+import { createUsageService } from './usage.service.ts';
+
+export interface UsageRoutesDeps {
+  /** The platform's checks; `member` (credential, rate, organization, account) is used. */
+  readonly authenticate: Pick<PlatformAuthentication, 'member'>;
+  readonly database: Database;
+}
+
+const BASE = '/api/v1/usage';
+const EXPORT = `${BASE}/export.csv`;
+
+const errors = {
+  429: RateLimitedBody,
+  503: StoreUnavailableBody,
+  '4xx': ErrorBody,
+  '5xx': ErrorBody,
+};
+
+/**
+ * `GET /api/v1/usage` (sums by day, model or key) and `GET /api/v1/usage/export.csv` (every
+ * call), for the calls of the chat interface in a range that the caller may see.
+ */
+export function registerUsageRoutes(parent: FastifyInstance, deps: UsageRoutesDeps): void {
+  const service = createUsageService(deps.database.db);
+
+  parent.register(async (scoped) => {
+    const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
+    app.addHook('onRequest', deps.authenticate.member);
+    app.addHook('onRequest', requireScope('usage'));
+
+    const common = {
+      tags: ['usage'],
+      headers: OrganizationHeader,
+      security: [{ platformCredential: ['usage'] }],
+    };
+
+    app.get(
+      BASE,
+      {
+        schema: {
+          ...common,
+          summary: 'Usage of the chat interface in a range, summed by day, model or API key',
+          querystring: UsageQuery,
+          response: { 200: UsageReport, ...errors },
+        },
+        // Before the schema, whose message for a value outside an enum is `groupBy is invalid`:
+        // this one names the values allowed.
+        preValidation: (request, _reply, done) => {
+          const { groupBy } = request.query as Record<string, unknown>;
+          const known = groupBy === undefined || GROUPINGS.some((g) => g === groupBy);
+          done(known ? undefined : badRequest(`groupBy must be one of: ${GROUPINGS.join(', ')}`));
+        },
+      },
+      (request) =>
+        service.report(
+          request.caller,
+          parseUsageRange(request.query),
+          request.query.groupBy ?? 'day',
+        ),
+    );
+
+    app.get(
+      EXPORT,
+      {
+        schema: {
+          ...common,
+          summary: 'Every call of the chat interface in a range, as CSV',
+          querystring: UsageExportQuery,
+          response: { 200: UsageCsv, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const range = parseUsageRange(request.query);
+        const pages = service.records(request.caller, range);
+        // The first page is read before anything is sent: a store that fails now still gets
+        // its 503; one that fails later cuts the download short, which the client sees.
+        const first = await pages.next();
+        const name = `mnemo-usage-${fileNameInstant(range.from)}-${fileNameInstant(range.to)}.csv`;
+        return (
+          reply
+            .type('text/csv; charset=utf-8')
+            .header('content-disposition', `attachment; filename="${name}"`)
+            // A stream is sent as it is; the schema's string type only describes it.
+            .send(Readable.from(usageCsv(resume(first, pages))) as unknown as string)
+        );
+      },
+    );
+  });
+
+  registerMethodNotAllowed(parent, BASE, ['GET']);
+  registerMethodNotAllowed(parent, EXPORT, ['GET']);
+}
+
+/** The pages of an iterator whose first result was already taken. */
+async function* resume<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncGenerator<T> {
+  for (let next = first; !next.done; next = await rest.next()) yield next.value;
+}

@@ -1,0 +1,83 @@
+import { type Static, Type } from 'typebox';
+
+export const GROUPINGS = ['day', 'model', 'key'] as const;
+
+const bound = (description: string) =>
+  Type.String({ description, examples: ['2026-11-01', '2026-11-01T09:30:00Z'] });
+
+const RANGE_RULES =
+  'A date YYYY-MM-DD (00:00 UTC of that day) or an RFC 3339 date-time with its zone. The range is half-open, [from, to): a call at exactly from counts, one at exactly to does not; at most 366 days';
+
+const rangeFields = {
+  from: Type.Optional(
+    bound(`Start of the range, included; default: 30 days before to. ${RANGE_RULES}`),
+  ),
+  to: Type.Optional(bound(`End of the range, excluded; default: now. ${RANGE_RULES}`)),
+};
+
+export const UsageQuery = Type.Object(
+  {
+    ...rangeFields,
+    groupBy: Type.Optional(
+      Type.Enum(GROUPINGS, {
+        description: 'Group by UTC day (default), by the model that answered, or by API key',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type UsageQuery = Static<typeof UsageQuery>;
+
+export const UsageExportQuery = Type.Object(rangeFields, { additionalProperties: false });
+export type UsageExportQuery = Static<typeof UsageExportQuery>;
+
+const figures = {
+  requests: Type.Integer({ minimum: 0, description: 'Calls of the chat interface' }),
+  promptTokens: Type.Integer({ minimum: 0 }),
+  completionTokens: Type.Integer({ minimum: 0 }),
+  totalTokens: Type.Integer({ minimum: 0 }),
+  costUsd: Type.Number({
+    minimum: 0,
+    description: 'US dollars: the exact sum of the calls’ costs in micro-dollars, divided once',
+  }),
+};
+
+export const UsageReport = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', description: 'Start of the range, included' }),
+    to: Type.String({ format: 'date-time', description: 'End of the range, excluded' }),
+    groupBy: Type.Enum(GROUPINGS),
+    totals: Type.Object(figures, { additionalProperties: false }),
+    groups: Type.Array(
+      Type.Object(
+        {
+          key: Type.String({
+            description:
+              'The UTC day (YYYY-MM-DD), the model id or the API key id; groups are sorted by it (days chronologically), groups without calls left out',
+          }),
+          ...figures,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    $id: 'UsageReport',
+    additionalProperties: false,
+    description:
+      'Calls in the range that the caller may see: members their own, owners and admins the organization’s',
+  },
+);
+export type UsageReport = Static<typeof UsageReport>;
+
+export const UsageCsv = {
+  description:
+    'One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd, latency_ms, status',
+  headers: {
+    'content-disposition': {
+      type: 'string',
+      description: 'attachment; filename="mnemo-usage-<from>-<to>.csv"',
+    },
+  },
+  content: { 'text/csv': { schema: Type.String() } },
+};

@@ -1,0 +1,189 @@
+/**
+ * Property (issue 5): usage totals equal the sum of the recorded calls, for each grouping. For
+ * random calls (users, keys, models, times in and around the range, another organization's),
+ * each viewer's report holds exactly the calls in [from, to) it may see, summed per group, and
+ * the groups add up to the totals; micro-dollars are compared as integers.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { MemberRole } from '../db/tables.ts';
+import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
+import { DAY_MS, utcDay } from './usage.range.ts';
+import { createUsageRecorder, type UsageRecorder } from './usage.recorder.ts';
+import { GROUPINGS } from './usage.schemas.ts';
+
+const START = Date.parse('2026-01-01T00:00:00Z');
+// Code-unit order differs from a locale's here: upper case first, `,` and `"` to escape.
+const MODELS = ['openai/gpt-4.1', 'anthropic/claude', 'Zeta/z', 'odd,"model"', 'é/model'];
+const KEYS = [
+  '0190a000-0000-7000-8000-00000000000a',
+  '0190a000-0000-7000-8000-00000000000b',
+  '0190a000-0000-7000-8000-00000000000c',
+];
+const ROLES: MemberRole[] = ['owner', 'admin', 'member', 'member'];
+
+let t: TestApp;
+let recorder: UsageRecorder;
+let people: { id: string; token: string }[];
+let otherOrg: string;
+beforeAll(async () => {
+  t = await buildTestApp();
+  recorder = createUsageRecorder(t.database);
+  people = await Promise.all(ROLES.map(() => t.fixtures.user()));
+  otherOrg = await t.fixtures.org();
+});
+afterAll(() => t?.close());
+
+interface Figures {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  costMicroUsd: number;
+}
+
+const world = fc
+  .record({
+    from: fc.integer({ min: START, max: START + 60 * DAY_MS }),
+    length: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 6 * DAY_MS })),
+    midnight: fc.boolean(),
+  })
+  .map(({ from, length, midnight }) => {
+    const start = midnight ? from - (from % DAY_MS) : from;
+    return { from: start, to: start + length };
+  })
+  .chain((range) =>
+    fc.record({
+      range: fc.constant(range),
+      calls: fc.array(
+        fc.record({
+          person: fc.nat(ROLES.length - 1),
+          inOtherOrg: fc.nat(9).map((n) => n < 3),
+          key: fc.constantFrom(...KEYS),
+          model: fc.constantFrom(...MODELS),
+          at: fc.oneof(
+            fc.constantFrom(range.from, range.to, range.from - 1, range.to - 1),
+            fc.integer({ min: range.from - DAY_MS, max: range.to + DAY_MS }),
+          ),
+          promptTokens: fc.nat(200_000),
+          completionTokens: fc.nat(50_000),
+          extraTokens: fc.option(fc.nat(1000), { nil: undefined }),
+          costMicroUsd: fc.nat(5_000_000),
+        }),
+        { maxLength: 30 },
+      ),
+    }),
+  );
+
+test('usage totals equal the sum of recorded calls for each grouping', async () => {
+  await fc.assert(
+    fc.asyncProperty(world, async ({ range, calls }) => {
+      const orgId = await t.fixtures.org();
+      await Promise.all(people.map((person, i) => t.fixtures.member(orgId, person.id, ROLES[i])));
+      const recorded = calls.map((c) => ({
+        orgId: c.inOtherOrg ? otherOrg : orgId,
+        userId: people[c.person]?.id ?? '',
+        keyId: c.key,
+        model: c.model,
+        provider: c.model.split('/')[0] ?? 'p',
+        promptTokens: c.promptTokens,
+        completionTokens: c.completionTokens,
+        totalTokens:
+          c.extraTokens === undefined
+            ? undefined
+            : c.promptTokens + c.completionTokens + c.extraTokens,
+        costMicroUsd: c.costMicroUsd,
+        latencyMs: 100,
+        status: 200,
+        at: c.at,
+      }));
+      await Promise.all(recorded.map((call) => recorder.record(call)));
+
+      const query = `from=${new Date(range.from).toISOString()}&to=${new Date(range.to).toISOString()}`;
+      // Owner, admin and a member (whose colleague's calls are not theirs to see).
+      for (const viewer of [0, 1, 2]) {
+        const me = people[viewer];
+        if (!me) throw new Error('no viewer');
+        const visible = recorded.filter(
+          (c) =>
+            c.orgId === orgId &&
+            c.at >= range.from &&
+            c.at < range.to &&
+            (ROLES[viewer] !== 'member' || c.userId === me.id),
+        );
+        for (const groupBy of GROUPINGS) {
+          const res = await t.request(
+            { token: me.token, orgId },
+            { method: 'GET', url: `/api/v1/usage?${query}&groupBy=${groupBy}` },
+          );
+          expect(res.statusCode).toBe(200);
+          const body = res.json();
+
+          const keyOf = (c: (typeof visible)[number]) =>
+            groupBy === 'day'
+              ? utcDay(Math.floor(c.at / DAY_MS))
+              : groupBy === 'model'
+                ? c.model
+                : c.keyId;
+          const expected = new Map<string, Figures>();
+          for (const c of visible) {
+            const sums = expected.get(keyOf(c)) ?? zero();
+            add(sums, c);
+            expected.set(keyOf(c), sums);
+          }
+          const totals = zero();
+          for (const c of visible) add(totals, c);
+          const keys = [...expected.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+          expect(body).toEqual({
+            from: new Date(range.from).toISOString(),
+            to: new Date(range.to).toISOString(),
+            groupBy,
+            totals: shown(totals),
+            groups: keys.map((key) => ({ key, ...shown(expected.get(key) ?? zero()) })),
+          });
+          // The groups add up to the totals, micro-dollars as integers.
+          const micro = (usd: number) => Math.round(usd * 1_000_000);
+          const groups = body.groups as (Omit<Figures, 'costMicroUsd'> & { costUsd: number })[];
+          expect(groups.reduce((sum, g) => sum + micro(g.costUsd), 0)).toBe(
+            micro(body.totals.costUsd),
+          );
+          expect(micro(body.totals.costUsd)).toBe(totals.costMicroUsd);
+          for (const figure of [
+            'requests',
+            'promptTokens',
+            'completionTokens',
+            'totalTokens',
+          ] as const) {
+            expect(groups.reduce((sum, g) => sum + g[figure], 0)).toBe(body.totals[figure]);
+          }
+        }
+      }
+    }),
+    { numRuns: 25 },
+  );
+});
+
+function zero(): Figures {
+  return { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costMicroUsd: 0 };
+}
+
+function add(
+  sums: Figures,
+  call: {
+    promptTokens: number;
+    completionTokens: number;
+    totalTokens: number | undefined;
+    costMicroUsd: number;
+  },
+): void {
+  sums.requests += 1;
+  sums.promptTokens += call.promptTokens;
+  sums.completionTokens += call.completionTokens;
+  sums.totalTokens += call.totalTokens ?? call.promptTokens + call.completionTokens;
+  sums.costMicroUsd += call.costMicroUsd;
+}
+
+function shown({ costMicroUsd, ...counts }: Figures) {
+  return { ...counts, costUsd: costMicroUsd / 1_000_000 };
+}
