@@ -1,5 +1,5 @@
 /**
- * Who may call each endpoint of organization management (issue 5, item 4): every endpoint ×
+ * Who may call each endpoint of organization management: every endpoint ×
  * every kind of caller, each case on fresh data, with the exact status and body. A refused
  * request changes nothing (no audit row either).
  */

@@ -26,7 +26,7 @@ const pathParam = (request: FastifyRequest, name: string) =>
   parseUuid((request.params as Record<string, string | undefined>)[name]);
 
 /**
- * The studio's organization management (issue 5, item 4): the account (`/me`), organizations,
+ * The studio's organization management: the account (`/me`), organizations,
  * members, projects, collaborators and the audit log. Every change writes one audit row in its
  * own transaction.
  */

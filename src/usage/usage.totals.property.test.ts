@@ -1,5 +1,5 @@
 /**
- * Property (issue 5): usage totals equal the sum of the recorded calls, for each grouping. For
+ * Property: usage totals equal the sum of the recorded calls, for each grouping. For
  * random calls (users, keys, models, times in and around the range, another organization's),
  * each viewer's report holds exactly the calls in [from, to) it may see, summed per group, and
  * the groups add up to the totals; micro-dollars are compared as integers.
