@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { createStoreProbe, readinessCheck } from './db/availability.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
+import { registerGatewayRoutes } from './gateway/gateway.routes.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { createCursorCodec } from './memory/cursor.ts';
 import { createListCache } from './memory/list-cache.ts';
@@ -128,7 +129,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The platform API (each part registers its routes below this line).
   registerOrganizationManagement(app, { authenticate, database, environment: config.env });
   registerUsageRoutes(app, { authenticate, database });
-  registerKeyRoutes(app, { authenticate, database });
+  const authenticateApiKey = registerKeyRoutes(app, { authenticate, database });
+  registerGatewayRoutes(app, { catalog: config.catalog, authenticateApiKey });
 
   // Failed sign-ins are throttled whatever the request rate limit: they guard passwords.
   const signInLimiter = (name: string, limit: number) =>

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       outsideIssuer: undefined,
       authClockToleranceSeconds: 30,
       accessTokenTtlSeconds: 900,
+      catalog: expect.objectContaining({ models: [], router: { id: 'auto', order: [] } }),
       seedDemo: true,
       optimisticConcurrency: false,
       maxContentChars: 8000,

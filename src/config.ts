@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import type { Catalog } from './gateway/catalog.ts';
+import { GatewayConfigError, loadCatalog } from './gateway/gateway-config.ts';
 
 const OnOff = Type.Union([Type.Literal('on'), Type.Literal('off')]);
 
@@ -76,6 +78,11 @@ export interface Config {
   /** Days a tombstone is kept; 0 keeps tombstones for ever. */
   readonly tombstoneRetentionDays: number;
   readonly logLevel: string;
+  /**
+   * What the chat interface routes to: `mnemo.config.json` (or the file `MNEMO_CONFIG` names),
+   * else the providers switched on by `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`.
+   */
+  readonly catalog: Catalog;
 }
 
 export class ConfigError extends Error {
@@ -95,10 +102,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     );
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
-  return fromEnv(picked);
+  let catalog: Catalog;
+  try {
+    catalog = loadCatalog(source);
+  } catch (error) {
+    throw error instanceof GatewayConfigError ? new ConfigError(error.message) : error;
+  }
+  return Object.freeze({ ...fromEnv(picked), catalog });
 }
 
-function fromEnv(env: Env): Config {
+function fromEnv(env: Env): Omit<Config, 'catalog'> {
   const port = Number(env.PORT ?? '8080');
   if (port > 65535) throw new ConfigError('invalid configuration: PORT must be at most 65535');
   const host = env.HOST ?? '127.0.0.1';

@@ -1,0 +1,360 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { BUILTIN_PROVIDERS } from './builtin-models.ts';
+import type { Catalog, ModelConfig, ProviderConfig, ProviderKind } from './catalog.ts';
+
+/** The gateway's configuration is unusable: the message names the file (or variable) and path. */
+export class GatewayConfigError extends Error {
+  override readonly name = 'GatewayConfigError';
+}
+
+const DEFAULT_FILE = 'mnemo.config.json';
+const DEFAULT_ROUTER_ID = 'auto';
+
+// The file format of DESIGN.md section 4, which outside tools rely on: keep it exactly.
+const ProviderEntry = Type.Object(
+  {
+    kind: Type.Enum(['openai', 'anthropic', 'gemini']),
+    baseUrl: Type.String({ minLength: 1 }),
+    apiKeyEnv: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+  },
+  { additionalProperties: false },
+);
+
+const ModelEntry = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    provider: Type.String({ minLength: 1 }),
+    upstream: Type.String({ minLength: 1 }),
+    vision: Type.Optional(Type.Boolean()),
+    tools: Type.Optional(Type.Boolean()),
+    jsonOutput: Type.Optional(Type.Boolean()),
+    contextWindow: Type.Integer({ minimum: 1 }),
+    price: Type.Object(
+      { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }) },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const RouterEntry = Type.Object(
+  {
+    id: Type.String({ pattern: '^\\S+$' }),
+    order: Type.Array(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const ConfigFile = Type.Object(
+  {
+    providers: Type.Record(Type.String(), ProviderEntry),
+    models: Type.Array(ModelEntry),
+    router: Type.Optional(RouterEntry),
+  },
+  { additionalProperties: false },
+);
+type ConfigFile = Static<typeof ConfigFile>;
+
+/** One thing wrong, at a JSON path (`$.models[0].id`) or a variable name. */
+interface Problem {
+  readonly at: string;
+  readonly message: string;
+}
+
+/**
+ * Reads the catalog: the file MNEMO_CONFIG names, else ./mnemo.config.json if it exists, else the
+ * conventional variables (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY` and their
+ * `*_BASE_URL`), each switching on its provider with the built-in models; none: an empty catalog.
+ *
+ * @example
+ * loadCatalog({ OPENAI_API_KEY: 'sk-…' }, { cwd: '/srv/mnemo' }).router;
+ * // { id: 'auto', order: ['openai/gpt-4.1', 'openai/gpt-4.1-mini', …] } when there is no file
+ */
+export function loadCatalog(
+  env: Record<string, string | undefined>,
+  options: { cwd?: string; readFile?: (path: string) => string | undefined } = {},
+): Catalog {
+  const cwd = options.cwd ?? process.cwd();
+  const readFile = options.readFile ?? readFileIfExists;
+  const named = nonEmpty(env.MNEMO_CONFIG);
+  if (named !== undefined) {
+    const file = resolve(cwd, named);
+    const text = readConfigFile(readFile, file);
+    if (text === undefined) {
+      throw new GatewayConfigError(`MNEMO_CONFIG names ${file}, which does not exist`);
+    }
+    return catalogFromFile(text, file, env);
+  }
+  const file = resolve(cwd, DEFAULT_FILE);
+  const text = readConfigFile(readFile, file);
+  return text === undefined ? catalogFromEnv(env) : catalogFromFile(text, file, env);
+}
+
+function readFileIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function readConfigFile(
+  readFile: (path: string) => string | undefined,
+  file: string,
+): string | undefined {
+  try {
+    return readFile(file);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new GatewayConfigError(`${file}: cannot be read: ${reason}`);
+  }
+}
+
+function catalogFromFile(
+  text: string,
+  file: string,
+  env: Record<string, string | undefined>,
+): Catalog {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new GatewayConfigError(`${file}: $: not valid JSON: ${(error as Error).message}`);
+  }
+  if (!Value.Check(ConfigFile, json)) fail(file, schemaProblems(json));
+  const problems = [...providerProblems(json), ...modelProblems(json), ...routerProblems(json)];
+  if (problems.length > 0) fail(file, problems);
+
+  const providers = new Map<string, ProviderConfig>();
+  for (const [name, entry] of Object.entries(json.providers)) {
+    providers.set(name, provider(name, entry.kind, entry.baseUrl, entry.apiKeyEnv, env));
+  }
+  const models = json.models.map(
+    (entry): ModelConfig =>
+      Object.freeze({
+        id: entry.id,
+        provider: entry.provider,
+        upstream: entry.upstream,
+        vision: entry.vision ?? false,
+        tools: entry.tools ?? false,
+        jsonOutput: entry.jsonOutput ?? false,
+        contextWindow: entry.contextWindow,
+        price: Object.freeze({ input: entry.price.input, output: entry.price.output }),
+      }),
+  );
+  const router = json.router ?? {
+    id: DEFAULT_ROUTER_ID,
+    order: models.map((model) => model.id),
+  };
+  return catalog(providers, models, router.id, router.order);
+}
+
+function catalogFromEnv(env: Record<string, string | undefined>): Catalog {
+  const providers = new Map<string, ProviderConfig>();
+  const models: ModelConfig[] = [];
+  const problems: Problem[] = [];
+  for (const builtin of BUILTIN_PROVIDERS) {
+    if (nonEmpty(env[builtin.apiKeyEnv]) === undefined) continue;
+    const baseUrl = nonEmpty(env[builtin.baseUrlEnv]) ?? builtin.defaultBaseUrl;
+    const wrong = baseUrlProblem(builtin.kind, baseUrl);
+    if (wrong) problems.push({ at: builtin.baseUrlEnv, message: wrong });
+    providers.set(
+      builtin.name,
+      provider(builtin.name, builtin.kind, baseUrl, builtin.apiKeyEnv, env),
+    );
+    models.push(...builtin.models);
+  }
+  if (problems.length > 0) fail('the environment', problems);
+  return catalog(
+    providers,
+    models,
+    DEFAULT_ROUTER_ID,
+    models.map((model) => model.id),
+  );
+}
+
+function provider(
+  name: string,
+  kind: ProviderKind,
+  baseUrl: string,
+  apiKeyEnv: string,
+  env: Record<string, string | undefined>,
+): ProviderConfig {
+  return Object.freeze({
+    name,
+    kind,
+    // Providers append their paths (`/chat/completions`) to the root.
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    apiKeyEnv,
+    // A provider without its key stays configured: its calls fail upstream, visibly.
+    apiKey: nonEmpty(env[apiKeyEnv]),
+  });
+}
+
+function catalog(
+  providers: Map<string, ProviderConfig>,
+  models: readonly ModelConfig[],
+  routerId: string,
+  order: readonly string[],
+): Catalog {
+  return Object.freeze({
+    providers,
+    models: Object.freeze([...models]),
+    router: Object.freeze({ id: routerId, order: Object.freeze([...order]) }),
+  });
+}
+
+// A provider's name is the part of a model id before the slash, so it cannot hold one.
+const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+function providerProblems(file: ConfigFile): Problem[] {
+  const problems: Problem[] = [];
+  for (const [name, entry] of Object.entries(file.providers)) {
+    const at = jsonPath(['providers', name]);
+    if (!PROVIDER_NAME.test(name)) {
+      problems.push({ at, message: 'a provider name is letters, digits, ".", "_" or "-"' });
+    }
+    const wrong = baseUrlProblem(entry.kind, entry.baseUrl);
+    if (wrong) problems.push({ at: `${at}.baseUrl`, message: wrong });
+  }
+  return problems;
+}
+
+/**
+ * DESIGN.md section 4: "`baseUrl` is the provider's API root as its own SDKs take it
+ * (OpenAI-compatible: up to and including `/v1`; Anthropic: without `/v1`; Gemini: without
+ * `/v1beta`)". OpenAI-compatible servers root their APIs in many places, so only the other two
+ * are checked.
+ */
+function baseUrlProblem(kind: ProviderKind, baseUrl: string): string | undefined {
+  const url = URL.parse(baseUrl);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    return `must be an http:// or https:// URL, not ${JSON.stringify(baseUrl)}`;
+  }
+  if (url.search || url.hash || baseUrl.includes('?') || baseUrl.includes('#')) {
+    return 'must not carry a query or fragment';
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (kind === 'anthropic' && /\/v1$/.test(path)) {
+    return 'an anthropic baseUrl ends before /v1 (e.g. https://api.anthropic.com)';
+  }
+  if (kind === 'gemini' && /\/v1(beta)?$/.test(path)) {
+    return 'a gemini baseUrl ends before /v1beta (e.g. https://generativelanguage.googleapis.com)';
+  }
+  return undefined;
+}
+
+function modelProblems(file: ConfigFile): Problem[] {
+  const problems: Problem[] = [];
+  const firstIndex = new Map<string, number>();
+  file.models.forEach((model, index) => {
+    const at = jsonPath(['models', index]);
+    if (!Object.hasOwn(file.providers, model.provider)) {
+      problems.push({
+        at: `${at}.provider`,
+        message: `unknown provider ${JSON.stringify(model.provider)} (configured: ${Object.keys(file.providers).join(', ') || 'none'})`,
+      });
+    }
+    const slash = model.id.indexOf('/');
+    if (slash <= 0 || slash === model.id.length - 1 || /\s/.test(model.id)) {
+      problems.push({
+        at: `${at}.id`,
+        message: `${JSON.stringify(model.id)} is not of the form <provider>/<name>`,
+      });
+    } else if (model.id.slice(0, slash) !== model.provider) {
+      problems.push({
+        at: `${at}.id`,
+        message: `${JSON.stringify(model.id)} must start with its provider: ${model.provider}/`,
+      });
+    }
+    const first = firstIndex.get(model.id);
+    if (first === undefined) firstIndex.set(model.id, index);
+    else {
+      problems.push({
+        at: `${at}.id`,
+        message: `duplicate id ${JSON.stringify(model.id)} (first at ${jsonPath(['models', first])})`,
+      });
+    }
+  });
+  return problems;
+}
+
+function routerProblems(file: ConfigFile): Problem[] {
+  const router = file.router;
+  if (!router) return [];
+  const problems: Problem[] = [];
+  const ids = new Set(file.models.map((model) => model.id));
+  if (ids.has(router.id)) {
+    problems.push({
+      at: '$.router.id',
+      message: `${JSON.stringify(router.id)} is also a model id`,
+    });
+  }
+  const seen = new Set<string>();
+  router.order.forEach((id, index) => {
+    const at = jsonPath(['router', 'order', index]);
+    if (!ids.has(id)) problems.push({ at, message: `unknown model ${JSON.stringify(id)}` });
+    else if (seen.has(id)) problems.push({ at, message: `${JSON.stringify(id)} is listed twice` });
+    seen.add(id);
+  });
+  return problems;
+}
+
+function schemaProblems(json: unknown): Problem[] {
+  const problems: Problem[] = [];
+  for (const error of Value.Errors(ConfigFile, json)) {
+    const segments = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const params = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+      // TypeBox reports an unknown field twice: as `additionalProperties` and as `boolean`.
+      case 'boolean':
+        break;
+      case 'required':
+        for (const name of (params.requiredProperties as string[] | undefined) ?? []) {
+          problems.push({ at: jsonPath([...segments, name]), message: 'is required' });
+        }
+        break;
+      case 'additionalProperties':
+        for (const name of (params.additionalProperties as string[] | undefined) ?? []) {
+          problems.push({ at: jsonPath([...segments, name]), message: 'is not a known field' });
+        }
+        break;
+      case 'enum':
+        problems.push({
+          at: jsonPath(segments),
+          message: `must be one of ${((params.allowedValues as unknown[] | undefined) ?? []).join(', ')}`,
+        });
+        break;
+      default:
+        problems.push({ at: jsonPath(segments), message: error.message });
+    }
+  }
+  return problems;
+}
+
+/** `['models', 0, 'price']` → `$.models[0].price`; odd keys are quoted: `$.providers["a b"]`. */
+function jsonPath(segments: readonly (string | number)[]): string {
+  let path = '$';
+  for (const segment of segments) {
+    if (typeof segment === 'number' || /^(0|[1-9][0-9]*)$/.test(segment)) path += `[${segment}]`;
+    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment)) path += `.${segment}`;
+    else path += `[${JSON.stringify(segment)}]`;
+  }
+  return path;
+}
+
+function fail(source: string, problems: readonly Problem[]): never {
+  const list = problems.map((p) => `${p.at}: ${p.message}`).join('; ');
+  throw new GatewayConfigError(`invalid gateway configuration in ${source}: ${list}`);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
