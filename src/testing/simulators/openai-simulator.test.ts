@@ -1,0 +1,200 @@
+import OpenAI from 'openai';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type OpenAiSimulator, startOpenAiSimulator } from './openai-simulator.ts';
+
+const apiKey = 'sk-test-key';
+let sim: OpenAiSimulator;
+let client: OpenAI;
+
+beforeEach(async () => {
+  sim = await startOpenAiSimulator({ apiKey });
+  client = new OpenAI({ baseURL: sim.baseUrl, apiKey, maxRetries: 0 });
+});
+
+afterEach(async () => {
+  await sim.close();
+});
+
+const messages = [
+  { role: 'system' as const, content: 'Be brief.' },
+  { role: 'user' as const, content: 'Hello there' },
+];
+
+describe('OpenAI simulator', () => {
+  it('answers a non-streaming request with a chat.completion object', async () => {
+    sim.script({ kind: 'text', text: 'Hi! How can I help?' });
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages,
+      n: 2,
+    });
+
+    expect(completion.id).toMatch(/^chatcmpl-/);
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.model).toBe('gpt-4o-mini');
+    expect(completion.choices).toHaveLength(2);
+    expect(completion.choices[1]).toMatchObject({
+      index: 1,
+      message: { role: 'assistant', content: 'Hi! How can I help?', refusal: null },
+      finish_reason: 'stop',
+      logprobs: null,
+    });
+    // ceil(("Be brief." + "Hello there").length / 4) = ceil(20 / 4); ceil(19 / 4).
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 5,
+      completion_tokens: 5,
+      total_tokens: 10,
+    });
+  });
+
+  it('echoes the last user message when nothing is scripted', async () => {
+    const completion = await client.chat.completions.create({ model: 'gpt-4o', messages });
+    expect(completion.choices[0]?.message.content).toBe('You said: Hello there');
+  });
+
+  it('streams text in several chunks, role first, finish reason last, then usage', async () => {
+    const text = 'The quick brown fox jumps over the lazy dog.';
+    sim.script({ kind: 'text', text });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks: ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+
+    const withChoices = chunks.filter((chunk) => chunk.choices.length > 0);
+    expect(withChoices.length).toBeGreaterThan(3);
+    expect(withChoices[0]?.choices[0]?.delta).toMatchObject({ role: 'assistant', content: '' });
+    const rebuilt = withChoices.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(rebuilt).toBe(text);
+    const last = withChoices.at(-1)?.choices[0];
+    expect(last?.finish_reason).toBe('stop');
+    expect(last?.delta).toEqual({});
+    expect(
+      withChoices.slice(0, -1).every((chunk) => chunk.choices[0]?.finish_reason === null),
+    ).toBe(true);
+    expect(withChoices.every((chunk) => chunk.usage === null)).toBe(true);
+
+    const usageChunk = chunks.at(-1);
+    expect(usageChunk?.choices).toEqual([]);
+    expect(usageChunk?.usage).toMatchObject({
+      prompt_tokens: 5,
+      completion_tokens: 11,
+      total_tokens: 16,
+    });
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+  });
+
+  it('streams parallel tool calls that the SDK helper rebuilds', async () => {
+    sim.script({
+      kind: 'tool_calls',
+      calls: [
+        { id: 'call_weather', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' },
+        { id: 'call_time', name: 'get_time', arguments: '{"timezone":"Europe/Paris"}' },
+      ],
+    });
+    const stream = client.chat.completions.stream({
+      model: 'gpt-4o-mini',
+      messages,
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } },
+        { type: 'function', function: { name: 'get_time', parameters: { type: 'object' } } },
+      ],
+    });
+    const final = await stream.finalChatCompletion();
+
+    expect(final.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(final.choices[0]?.message.tool_calls).toEqual([
+      {
+        id: 'call_weather',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' },
+      },
+      {
+        id: 'call_time',
+        type: 'function',
+        function: { name: 'get_time', arguments: '{"timezone":"Europe/Paris"}' },
+      },
+    ]);
+  });
+
+  it('rejects a wrong key with 401 invalid_api_key', async () => {
+    const wrong = new OpenAI({ baseURL: sim.baseUrl, apiKey: 'sk-wrong', maxRetries: 0 });
+    const error = await wrong.chat.completions
+      .create({ model: 'gpt-4o', messages })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(error.status).toBe(401);
+    expect(error.code).toBe('invalid_api_key');
+    expect(error.type).toBe('invalid_request_error');
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('answers a scripted 429 that the SDK maps to RateLimitError', async () => {
+    sim.script({ kind: 'error', status: 429, headers: { 'retry-after': '1' } });
+    const error = await client.chat.completions
+      .create({ model: 'gpt-4o', messages })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(error.code).toBe('rate_limit_exceeded');
+  });
+
+  it('lets the SDK retry after the retry-after delay and succeed', async () => {
+    sim.script({ kind: 'error', status: 429, headers: { 'retry-after': '1' } });
+    sim.script({ kind: 'text', text: 'Second time lucky' });
+    const retrying = new OpenAI({ baseURL: sim.baseUrl, apiKey, maxRetries: 1 });
+    const started = Date.now();
+    const completion = await retrying.chat.completions.create({ model: 'gpt-4o', messages });
+
+    expect(completion.choices[0]?.message.content).toBe('Second time lucky');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(sim.requests).toHaveLength(2);
+  });
+
+  it('sends an error event mid-stream that the SDK throws', async () => {
+    sim.script({ kind: 'error-mid-stream', text: 'Half an answer' });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages,
+      stream: true,
+    });
+    let received = '';
+    const error = await (async () => {
+      for await (const chunk of stream) received += chunk.choices[0]?.delta.content ?? '';
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.message).toMatch(/server had an error/);
+    expect(received).toBe('Half an answer');
+  });
+
+  it('drops the connection when scripted to', async () => {
+    sim.script({ kind: 'drop' });
+    const error = await client.chat.completions
+      .create({ model: 'gpt-4o', messages })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIConnectionError);
+  });
+
+  it('hangs until the client times out', async () => {
+    sim.script({ kind: 'hang' });
+    const impatient = new OpenAI({ baseURL: sim.baseUrl, apiKey, maxRetries: 0, timeout: 200 });
+    const error = await impatient.chat.completions
+      .create({ model: 'gpt-4o', messages })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
+  });
+
+  it('records the parsed requests', async () => {
+    await client.chat.completions.create({ model: 'gpt-4o', messages, temperature: 0.2 });
+    expect(sim.requests).toHaveLength(1);
+    expect(sim.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      body: { model: 'gpt-4o', messages, temperature: 0.2 },
+    });
+    expect(sim.requests[0]?.headers.authorization).toBe(`Bearer ${apiKey}`);
+  });
+});

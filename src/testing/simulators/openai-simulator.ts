@@ -1,0 +1,482 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * A loopback stand-in for OpenAI's Chat Completions API (`POST /v1/chat/completions`), speaking
+ * the wire format of the public API reference: `chat.completion` objects, and for `stream: true`
+ * server-sent `chat.completion.chunk` events ending with `data: [DONE]`. Tests script what it
+ * answers next; without a script it echoes the last user message.
+ *
+ * Token counts are an estimate, not a tokenizer: `ceil(characters / 4)`, where the prompt's
+ * characters are all the text of all messages (string contents and `text` parts) and the
+ * completion's are the reply text, or each tool call's name and arguments.
+ *
+ * @example
+ * const sim = await startOpenAiSimulator({ apiKey: 'sk-test' });
+ * sim.script({ kind: 'error', status: 429, headers: { 'retry-after': '1' } });
+ * const client = new OpenAI({ baseURL: sim.baseUrl, apiKey: 'sk-test' });
+ * await sim.close();
+ */
+export interface OpenAiSimulator {
+  /** `http://127.0.0.1:PORT/v1`, what the OpenAI SDK takes as `baseURL`. */
+  readonly baseUrl: string;
+  /** Every request that passed authentication, in arrival order. */
+  readonly requests: RecordedRequest[];
+  /** Queues the answer to a later request (first in, first out). */
+  script(next: Scripted): void;
+  /** Stops listening and destroys live connections, hung ones included. */
+  close(): Promise<void>;
+}
+
+export interface OpenAiSimulatorOptions {
+  /** The key `Authorization: Bearer …` must carry. Default `sk-simulator`. */
+  apiKey?: string;
+  /** Pause between streamed chunks, in milliseconds. Default 2. */
+  chunkDelayMs?: number;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The parsed JSON body. */
+  readonly body: ChatCompletionRequest;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+export interface ScriptedToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** The JSON text of the arguments, as the model writes it. */
+  readonly arguments: string;
+}
+
+export type Scripted =
+  | {
+      kind: 'text';
+      text: string;
+      finishReason?: FinishReason;
+      usage?: { prompt_tokens?: number; completion_tokens?: number };
+    }
+  | { kind: 'tool_calls'; calls: readonly ScriptedToolCall[] }
+  | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
+  /** Accepts the request and never answers. */
+  | { kind: 'hang' }
+  /** Destroys the socket without a response. */
+  | { kind: 'drop' }
+  /** Streams `text` (default "Partial answer") then an error event and ends; 500 when not streaming. */
+  | { kind: 'error-mid-stream'; text?: string };
+
+/** The parts of a request body the simulator reads; the rest is recorded as sent. */
+export interface ChatCompletionRequest {
+  readonly model?: string;
+  readonly messages?: readonly { role?: string; content?: unknown }[];
+  readonly stream?: boolean;
+  readonly stream_options?: { include_usage?: boolean } | null;
+  readonly n?: number | null;
+  readonly [key: string]: unknown;
+}
+
+interface WireError {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string | null;
+}
+
+interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number; audio_tokens: number };
+  completion_tokens_details: {
+    reasoning_tokens: number;
+    audio_tokens: number;
+    accepted_prediction_tokens: number;
+    rejected_prediction_tokens: number;
+  };
+}
+
+/** What one request gets: the fields shared by every object of one completion. */
+interface Completion {
+  readonly id: string;
+  readonly created: number;
+  readonly model: string;
+  readonly choices: number;
+}
+
+export async function startOpenAiSimulator(
+  options: OpenAiSimulatorOptions = {},
+): Promise<OpenAiSimulator> {
+  const apiKey = options.apiKey ?? 'sk-simulator';
+  const chunkDelayMs = options.chunkDelayMs ?? 2;
+  const requests: RecordedRequest[] = [];
+  const queue: Scripted[] = [];
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const raw = await readBody(req);
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      return sendError(res, 404, {
+        message: `Invalid URL (${req.method} ${path})`,
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      });
+    }
+    if (req.headers.authorization !== `Bearer ${apiKey}`) {
+      return sendError(res, 401, {
+        message: 'Incorrect API key provided.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      });
+    }
+    const body = parseBody(raw);
+    if (body === undefined) {
+      return sendError(res, 400, {
+        message: 'We could not parse the JSON body of your request.',
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      });
+    }
+    requests.push({ method: req.method, path, headers: req.headers, body });
+    const answer = queue.shift() ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
+    const completion: Completion = {
+      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      created: Math.floor(Date.now() / 1000),
+      model: body.model ?? 'gpt-4o-mini',
+      choices: Math.max(1, body.n ?? 1),
+    };
+    const promptTokens = estimateTokens(promptText(body));
+
+    switch (answer.kind) {
+      case 'hang':
+        return;
+      case 'drop':
+        res.socket?.destroy();
+        return;
+      case 'error':
+        return sendJson(
+          res,
+          answer.status,
+          answer.body ?? { error: defaultError(answer.status) },
+          answer.headers,
+        );
+      case 'error-mid-stream':
+        if (body.stream !== true) return sendError(res, 500, defaultError(500));
+        return streamThenFail(res, completion, answer.text ?? 'Partial answer');
+      case 'text':
+      case 'tool_calls': {
+        const usage = usageOf(answer, promptTokens);
+        if (body.stream === true) {
+          return stream(
+            res,
+            completion,
+            answer,
+            body.stream_options?.include_usage === true,
+            usage,
+          );
+        }
+        return sendJson(res, 200, completionObject(completion, answer, usage));
+      }
+    }
+  }
+
+  function completionObject(c: Completion, answer: Reply, usage: Usage): object {
+    const message =
+      answer.kind === 'text'
+        ? { role: 'assistant', content: answer.text, refusal: null, annotations: [] }
+        : {
+            role: 'assistant',
+            content: null,
+            tool_calls: answer.calls.map((call) => ({
+              id: call.id,
+              type: 'function',
+              function: { name: call.name, arguments: call.arguments },
+            })),
+            refusal: null,
+            annotations: [],
+          };
+    return {
+      id: c.id,
+      object: 'chat.completion',
+      created: c.created,
+      model: c.model,
+      choices: Array.from({ length: c.choices }, (_, index) => ({
+        index,
+        message,
+        logprobs: null,
+        finish_reason: finishReasonOf(answer),
+      })),
+      usage,
+      service_tier: 'default',
+      system_fingerprint: null,
+    };
+  }
+
+  /**
+   * The stream as OpenAI sends it: a role delta first, then content (or tool-call) deltas, then a
+   * chunk with the finish reason and an empty delta. With `include_usage` every chunk carries
+   * `usage: null` and one more chunk, with `choices: []`, carries the usage before `[DONE]`.
+   */
+  async function stream(
+    res: ServerResponse,
+    c: Completion,
+    answer: Reply,
+    includeUsage: boolean,
+    usage: Usage,
+  ): Promise<void> {
+    startEventStream(res);
+    const send = async (deltas: object, finishReason: FinishReason | null = null) => {
+      const choices = Array.from({ length: c.choices }, (_, index) => ({
+        index,
+        delta: deltas,
+        logprobs: null,
+        finish_reason: finishReason,
+      }));
+      await writeEvent(res, chunk(c, choices, includeUsage ? { usage: null } : {}));
+    };
+
+    if (answer.kind === 'text') {
+      await send({ role: 'assistant', content: '', refusal: null });
+      for (const piece of splitText(answer.text)) await send({ content: piece });
+    } else {
+      // OpenAI opens a tool-call stream with the role in the first call's delta (content null),
+      // then streams the calls one after another: a header delta with id, type, name and empty
+      // arguments, then fragments that carry only the index and a piece of the arguments.
+      for (const [index, call] of answer.calls.entries()) {
+        const header = {
+          index,
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: '' },
+        };
+        await send(
+          index === 0
+            ? { role: 'assistant', content: null, tool_calls: [header], refusal: null }
+            : { tool_calls: [header] },
+        );
+        for (const fragment of splitArguments(call.arguments)) {
+          await send({ tool_calls: [{ index, function: { arguments: fragment } }] });
+        }
+      }
+    }
+    await send({}, finishReasonOf(answer));
+    if (includeUsage) await writeEvent(res, chunk(c, [], { usage }));
+    await writeRaw(res, 'data: [DONE]\n\n');
+    res.end();
+  }
+
+  /**
+   * An error after the 200 headers are out: OpenAI has no status left to set, so it sends a
+   * `data:` event whose payload is `{"error": {...}}` (the official SDKs throw `APIError` on
+   * it) and closes the stream without `[DONE]`.
+   */
+  async function streamThenFail(res: ServerResponse, c: Completion, text: string): Promise<void> {
+    startEventStream(res);
+    const choice = (delta: object) => [{ index: 0, delta, logprobs: null, finish_reason: null }];
+    await writeEvent(res, chunk(c, choice({ role: 'assistant', content: '', refusal: null }), {}));
+    for (const piece of splitText(text))
+      await writeEvent(res, chunk(c, choice({ content: piece }), {}));
+    await writeEvent(res, { error: defaultError(500) });
+    res.end();
+  }
+
+  function startEventStream(res: ServerResponse): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-request-id': requestId(),
+    });
+    res.flushHeaders();
+  }
+
+  async function writeEvent(res: ServerResponse, payload: object): Promise<void> {
+    await writeRaw(res, `data: ${JSON.stringify(payload)}\n\n`);
+  }
+
+  async function writeRaw(res: ServerResponse, text: string): Promise<void> {
+    if (res.destroyed) throw new Error('client went away');
+    res.write(text);
+    if (chunkDelayMs > 0) await sleep(chunkDelayMs);
+  }
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    script(next) {
+      queue.push(next);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}
+
+type Reply = Extract<Scripted, { kind: 'text' | 'tool_calls' }>;
+
+function chunk(c: Completion, choices: object[], extra: object): object {
+  return {
+    id: c.id,
+    object: 'chat.completion.chunk',
+    created: c.created,
+    model: c.model,
+    service_tier: 'default',
+    system_fingerprint: null,
+    choices,
+    ...extra,
+  };
+}
+
+function finishReasonOf(answer: Reply): FinishReason {
+  return answer.kind === 'text' ? (answer.finishReason ?? 'stop') : 'tool_calls';
+}
+
+function usageOf(answer: Reply, estimatedPrompt: number): Usage {
+  const completionText =
+    answer.kind === 'text'
+      ? answer.text
+      : answer.calls.map((call) => call.name + call.arguments).join('');
+  const prompt =
+    (answer.kind === 'text' ? answer.usage?.prompt_tokens : undefined) ?? estimatedPrompt;
+  const completion =
+    (answer.kind === 'text' ? answer.usage?.completion_tokens : undefined) ??
+    estimateTokens(completionText);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+/** `ceil(characters / 4)`: OpenAI's own rule of thumb for English text. */
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: unknown) =>
+      typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string'
+        ? part.text
+        : '',
+    )
+    .join('');
+}
+
+function promptText(body: ChatCompletionRequest): string {
+  return (body.messages ?? []).map((message) => textOf(message.content)).join('');
+}
+
+function lastUserText(body: ChatCompletionRequest): string {
+  const user = (body.messages ?? []).findLast((message) => message.role === 'user');
+  return user ? textOf(user.content) : '';
+}
+
+/** Words with their trailing whitespace, so the pieces join back to the text exactly. */
+function splitText(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? [text];
+}
+
+function splitArguments(args: string, size = 8): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < args.length; at += size) pieces.push(args.slice(at, at + size));
+  return pieces;
+}
+
+function defaultError(status: number): WireError {
+  if (status === 429) {
+    return {
+      message: 'Rate limit reached for requests. Please try again later.',
+      type: 'requests',
+      param: null,
+      code: 'rate_limit_exceeded',
+    };
+  }
+  if (status >= 500) {
+    return {
+      message: 'The server had an error while processing your request. Sorry about that!',
+      type: 'server_error',
+      param: null,
+      code: null,
+    };
+  }
+  return {
+    message: `Simulated error ${status}`,
+    type: 'invalid_request_error',
+    param: null,
+    code: null,
+  };
+}
+
+function sendError(res: ServerResponse, status: number, error: WireError): void {
+  sendJson(res, status, { error });
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': requestId(),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function requestId(): string {
+  return `req_${randomBytes(16).toString('hex')}`;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function parseBody(raw: string): ChatCompletionRequest | undefined {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as ChatCompletionRequest)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
