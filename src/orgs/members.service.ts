@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Database } from '../db/database.ts';
 import type { MemberRole, Tables } from '../db/tables.ts';
 import type { Caller } from '../platform/authenticate.ts';
-import { ApiError, forbidden, notFound } from '../platform/errors.ts';
+import { conflict, forbidden, notFound } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { deleteOrganizationGrants } from '../projects/projects.repository.ts';
 import {
@@ -37,7 +37,6 @@ export async function removeMember(
 }
 
 const memberNotFound = () => notFound('member not found');
-const conflict = (message: string) => new ApiError(409, 'conflict', message);
 
 export function presentMember(row: MemberRow): Member {
   return {

@@ -28,3 +28,4 @@ export const badRequest = (message: string) => new ApiError(400, 'bad_request', 
 export const unauthenticated = (message: string) => new ApiError(401, 'unauthenticated', message);
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
+export const conflict = (message: string) => new ApiError(409, 'conflict', message);

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.ts';
 import type { ProjectAccess } from '../db/tables.ts';
 import { findMemberRole } from '../orgs/orgs.repository.ts';
 import type { Caller } from '../platform/authenticate.ts';
-import { ApiError, badRequest, notFound } from '../platform/errors.ts';
+import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { reachProject, requireProjectManager } from './projects.management.ts';
 import {
@@ -15,7 +15,6 @@ import {
 } from './projects.repository.ts';
 import type { Collaborator } from './projects.schemas.ts';
 
-const conflict = (message: string) => new ApiError(409, 'conflict', message);
 const collaboratorNotFound = () => notFound('collaborator not found');
 
 function presentCollaborator(row: {

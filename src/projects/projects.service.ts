@@ -7,7 +7,7 @@ import { findMemberRole } from '../orgs/orgs.repository.ts';
 import { isManager, requireManager } from '../orgs/roles.ts';
 import { userExists } from '../orgs/users.repository.ts';
 import type { Caller } from '../platform/authenticate.ts';
-import { ApiError, notFound } from '../platform/errors.ts';
+import { conflict, notFound } from '../platform/errors.ts';
 import { reachProject, requireProjectManager } from './projects.management.ts';
 import {
   deleteEmptyProject,
@@ -44,8 +44,6 @@ export async function grantProjectAccess(
     return 'granted';
   });
 }
-
-const conflict = (message: string) => new ApiError(409, 'conflict', message);
 
 function presentProject(row: { id: string; name: string; created_at: number }): Project {
   return { id: row.id, name: row.name, createdAt: new Date(row.created_at).toISOString() };
