@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { MemberRole, Tables } from '../db/tables.ts';
+import type { Tables } from '../db/tables.ts';
 import { hashPassword, verifyPassword } from '../orgs/passwords.ts';
-import { normalizeEmail } from '../orgs/users.repository.ts';
+import { findUser, normalizeEmail } from '../orgs/users.repository.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 
 export interface Account {
@@ -10,35 +10,15 @@ export interface Account {
   readonly name: string | null;
 }
 
-export interface Membership {
-  readonly id: string;
-  readonly name: string;
-  readonly role: MemberRole;
-}
-
 /** An active user, or undefined: suspended and banned accounts do not exist for sign-in. */
 export async function findActiveAccount(
   db: Kysely<Tables>,
   id: string,
 ): Promise<Account | undefined> {
-  return db
-    .selectFrom('users')
-    .select(['id', 'email', 'name'])
-    .where('id', '=', id)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-}
-
-/** The organizations the user is a member of, with the role held in each, by name. */
-export async function organizationsOf(db: Kysely<Tables>, userId: string): Promise<Membership[]> {
-  return db
-    .selectFrom('memberships as m')
-    .innerJoin('organizations as o', 'o.id', 'm.org_id')
-    .select(['o.id', 'o.name', 'm.role'])
-    .where('m.user_id', '=', userId)
-    .orderBy('o.name')
-    .orderBy('o.id')
-    .execute();
+  const user = await findUser(db, id);
+  return user?.status === 'active'
+    ? { id: user.id, email: user.email, name: user.name }
+    : undefined;
 }
 
 export type SignInOutcome =

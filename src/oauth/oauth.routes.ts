@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Tables } from '../db/tables.ts';
+import { listUserOrganizations } from '../orgs/orgs.repository.ts';
 import type { CredentialVerifier } from '../platform/credentials.ts';
 import {
   noStore,
@@ -12,7 +13,7 @@ import {
 } from '../platform/error-handler.ts';
 import { ApiError } from '../platform/errors.ts';
 import type { SignIn } from './accounts.ts';
-import { findActiveAccount, organizationsOf } from './accounts.ts';
+import { findActiveAccount } from './accounts.ts';
 import { registerInteractionRoutes } from './interactions.routes.ts';
 import { builtInIssuer } from './platform-credential.ts';
 import type { ProviderHolder } from './provider-holder.ts';
@@ -127,7 +128,7 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
       if (credential.issuer !== issuer) throw invalidToken('not a token of this issuer');
       const account = await findActiveAccount(deps.db, credential.userId);
       if (!account) throw new ApiError(403, 'access_denied', 'the account is not active');
-      const organizations = await organizationsOf(deps.db, account.id);
+      const organizations = await listUserOrganizations(deps.db, account.id);
       return {
         sub: account.id,
         email: account.email,

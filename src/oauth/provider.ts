@@ -8,9 +8,10 @@ import Provider, {
 } from 'oidc-provider';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Database } from '../db/database.ts';
+import { listUserOrganizations } from '../orgs/orgs.repository.ts';
 import { STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_MESSAGE } from '../platform/error-handler.ts';
 import { PLATFORM_SCOPE_NAMES } from '../platform/scopes.ts';
-import { findActiveAccount, organizationsOf } from './accounts.ts';
+import { findActiveAccount } from './accounts.ts';
 import { builtInClients, EXTRA_CLIENT_METADATA, findClientMetadata } from './client-metadata.ts';
 import { verifyClientSecret } from './client-secrets.ts';
 import { createOidcAdapter } from './oidc-adapter.ts';
@@ -204,7 +205,7 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
       if (!accountId && !(await findActiveAccount(db, subject))) {
         throw new errors.UnauthorizedClient('the client’s service user is not active');
       }
-      const organizations = await organizationsOf(db, subject);
+      const organizations = await listUserOrganizations(db, subject);
       return { org_ids: organizations.map((org) => org.id) };
     },
     formats: {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { MemberRole, OrganizationsTable, Tables } from '../db/tables.ts';
+import { byName } from './names.ts';
 
 export type UserOverridePolicy = OrganizationsTable['user_override'];
 
@@ -74,14 +75,19 @@ export async function findOrganization(
     .executeTakeFirst();
 }
 
-/** The organizations a user belongs to, with the user's role in each. */
+/**
+ * The organizations a user belongs to, with the user's role in each, by name (`/api/v1/me`,
+ * userinfo, the access token's `org_ids`). Sorted here rather than in SQL, whose collations
+ * differ between the engines.
+ */
 export async function listUserOrganizations(db: Kysely<Tables>, userId: string) {
-  return db
+  const rows = await db
     .selectFrom('memberships as m')
     .innerJoin('organizations as o', 'o.id', 'm.org_id')
     .select(['o.id', 'o.name', 'm.role'])
     .where('m.user_id', '=', userId)
     .execute();
+  return rows.sort(byName);
 }
 
 function membersQuery(db: Kysely<Tables>, orgId: string) {

@@ -5,7 +5,7 @@ import type { OrganizationRow } from '../db/tables.ts';
 import { memoryEnabled } from '../memory/memory.routes.ts';
 import type { Caller } from '../platform/authenticate.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
-import { byName, cleanName } from './names.ts';
+import { cleanName } from './names.ts';
 import { findOrganization, listUserOrganizations, updateOrganization } from './orgs.repository.ts';
 import type { MeResponse, Organization, OrganizationPatchBody } from './orgs.schemas.ts';
 import { requireManager } from './roles.ts';
@@ -45,7 +45,7 @@ export function createOrganizationsService(deps: OrganizationsServiceDeps) {
           email: user.email,
           ...(user.name === null ? {} : { name: user.name }),
         },
-        organizations: organizations.map(({ id, name, role }) => ({ id, name, role })).sort(byName),
+        organizations: organizations.map(({ id, name, role }) => ({ id, name, role })),
       };
     },
 
