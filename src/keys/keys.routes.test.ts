@@ -4,12 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { builtInIssuer } from '../oauth/platform-credential.ts';
-import { loadSigningKeys, SIGNING_ALG } from '../oauth/signing-keys.ts';
 import { API_KEY_REFUSED } from '../platform/credentials.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
+import { scopedToken as credentialWithScope } from '../testing/scoped-token.ts';
 import { API_KEY_PREFIX, hashApiKey, parseApiKey } from './api-key-secret.ts';
 import type { ApiKey } from './keys.schemas.ts';
 
@@ -80,19 +78,7 @@ async function list(token: string, org = orgId): Promise<ApiKey[]> {
 }
 
 /** A credential of the built-in issuer with a `scope` claim, as the authorization server makes. */
-async function scopedToken(userId: string, scope: string): Promise<string> {
-  const [key] = await loadSigningKeys(t.database.db);
-  if (!key) throw new Error('no signing key');
-  const { issuer, audience } = builtInIssuer(t.config.publicUrl);
-  return new SignJWT({ scope })
-    .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'at+jwt' })
-    .setIssuer(issuer)
-    .setAudience(audience)
-    .setSubject(userId)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(key.privateKey);
-}
+const scopedToken = (userId: string, scope: string) => credentialWithScope(t, userId, scope);
 
 const countKeys = async () =>
   Number(

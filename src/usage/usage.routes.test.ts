@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { MemberRole } from '../db/tables.ts';
-import { builtInIssuer } from '../oauth/platform-credential.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
+import { scopedToken as credentialWithScope } from '../testing/scoped-token.ts';
 import { createUsageRecorder, type UsageCall, type UsageRecorder } from './usage.recorder.ts';
 import { EXPORT_PAGE_SIZE } from './usage.service.ts';
 
@@ -42,15 +41,8 @@ function call(orgId: string, userId: string, extra: Partial<UsageCall> = {}): Us
 type Who = { token: string; orgId: string };
 const get = (who: Who, url: string) => t.request(who, { method: 'GET', url });
 
-/** A token like the built-in issuer's, with a `scope` claim. */
-async function scopedToken(userId: string, scope: string): Promise<string> {
-  const row = await t.database.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
-  const { issuer, audience } = builtInIssuer(t.config.publicUrl);
-  return new SignJWT({ sub: userId, iss: issuer, aud: audience, scope })
-    .setProtectedHeader({ alg: 'RS256', kid: row.kid, typ: 'at+jwt' })
-    .setExpirationTime('10m')
-    .sign(await importJWK(JSON.parse(row.private_jwk) as JWK, 'RS256'));
-}
+/** A credential of the built-in issuer with a `scope` claim, as the authorization server makes. */
+const scopedToken = (userId: string, scope: string) => credentialWithScope(t, userId, scope);
 
 describe('who may read usage', () => {
   const range = '?from=2026-03-01&to=2026-03-02';
