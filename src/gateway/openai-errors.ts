@@ -6,11 +6,13 @@ import type { FastifyReply } from 'fastify';
  */
 export interface OpenAiError {
   readonly message: string;
+  /** mnemo's own errors use these; a provider's may carry its own (`server_error`, …). */
   readonly type:
     | 'invalid_request_error'
     | 'authentication_error'
     | 'rate_limit_error'
-    | 'api_error';
+    | 'api_error'
+    | (string & {});
   readonly param: string | null;
   readonly code: string | null;
 }

@@ -1,0 +1,165 @@
+import { type Static, Type } from 'typebox';
+
+/**
+ * The body of `POST /v1/chat/completions`, as OpenAI's API reference gives it: the fields every
+ * provider is translated from. Optional fields also take `null`, as OpenAI's SDKs send them;
+ * fields not named here pass through to OpenAI-compatible providers untouched.
+ */
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Optional(Type.Union([schema, Type.Null()]));
+
+export const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+export type TextPart = Static<typeof TextPart>;
+
+export const ImagePart = Type.Object({
+  type: Type.Literal('image_url'),
+  image_url: Type.Object({
+    /** An http(s) URL or a `data:image/…;base64,…` URL. */
+    url: Type.String({ minLength: 1 }),
+    detail: Type.Optional(
+      Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')]),
+    ),
+  }),
+});
+export type ImagePart = Static<typeof ImagePart>;
+
+const textContent = Type.Union([Type.String(), Type.Array(TextPart)]);
+
+export const ToolCall = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  type: Type.Literal('function'),
+  function: Type.Object({
+    name: Type.String({ minLength: 1 }),
+    /** JSON text, as the model wrote it. */
+    arguments: Type.String(),
+  }),
+});
+export type ToolCall = Static<typeof ToolCall>;
+
+const name = Type.Optional(Type.String());
+
+export const SystemMessage = Type.Object({
+  role: Type.Union([Type.Literal('system'), Type.Literal('developer')]),
+  content: textContent,
+  name,
+});
+export const UserMessage = Type.Object({
+  role: Type.Literal('user'),
+  content: Type.Union([Type.String(), Type.Array(Type.Union([TextPart, ImagePart]))]),
+  name,
+});
+export const AssistantMessage = Type.Object({
+  role: Type.Literal('assistant'),
+  content: nullable(
+    Type.Union([
+      Type.String(),
+      Type.Array(
+        Type.Union([
+          TextPart,
+          Type.Object({ type: Type.Literal('refusal'), refusal: Type.String() }),
+        ]),
+      ),
+    ]),
+  ),
+  refusal: nullable(Type.String()),
+  tool_calls: Type.Optional(Type.Array(ToolCall)),
+  name,
+});
+export const ToolMessage = Type.Object({
+  role: Type.Literal('tool'),
+  content: textContent,
+  tool_call_id: Type.String({ minLength: 1 }),
+});
+
+export type SystemMessage = Static<typeof SystemMessage>;
+export type UserMessage = Static<typeof UserMessage>;
+export type AssistantMessage = Static<typeof AssistantMessage>;
+export type ToolMessage = Static<typeof ToolMessage>;
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/** Each role's schema: a message is checked against its own role's, for precise errors. */
+export const MESSAGE_SCHEMAS = {
+  system: SystemMessage,
+  developer: SystemMessage,
+  user: UserMessage,
+  assistant: AssistantMessage,
+  tool: ToolMessage,
+} as const;
+
+export const FunctionTool = Type.Object({
+  type: Type.Literal('function'),
+  function: Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-zA-Z0-9_-]+$' }),
+    description: Type.Optional(Type.String()),
+    /** A JSON Schema object; absent means no arguments. */
+    parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    strict: nullable(Type.Boolean()),
+  }),
+});
+export type FunctionTool = Static<typeof FunctionTool>;
+
+export const ToolChoice = Type.Union([
+  Type.Literal('none'),
+  Type.Literal('auto'),
+  Type.Literal('required'),
+  Type.Object({
+    type: Type.Literal('function'),
+    function: Type.Object({ name: Type.String({ minLength: 1 }) }),
+  }),
+]);
+export type ToolChoice = Static<typeof ToolChoice>;
+
+export const ResponseFormat = Type.Union([
+  Type.Object({ type: Type.Literal('text') }),
+  Type.Object({ type: Type.Literal('json_object') }),
+  Type.Object({
+    type: Type.Literal('json_schema'),
+    json_schema: Type.Object({
+      name: Type.String({ minLength: 1, maxLength: 64 }),
+      description: Type.Optional(Type.String()),
+      schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      strict: nullable(Type.Boolean()),
+    }),
+  }),
+]);
+export type ResponseFormat = Static<typeof ResponseFormat>;
+
+export const ChatRequest = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  /** Checked role by role against MESSAGE_SCHEMAS (chat.validation.ts). */
+  messages: Type.Array(
+    Type.Object({
+      role: Type.Union([
+        Type.Literal('system'),
+        Type.Literal('developer'),
+        Type.Literal('user'),
+        Type.Literal('assistant'),
+        Type.Literal('tool'),
+      ]),
+    }),
+    { minItems: 1 },
+  ),
+  stream: nullable(Type.Boolean()),
+  stream_options: nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) })),
+  tools: Type.Optional(Type.Array(FunctionTool)),
+  tool_choice: Type.Optional(ToolChoice),
+  parallel_tool_calls: Type.Optional(Type.Boolean()),
+  response_format: Type.Optional(ResponseFormat),
+  max_tokens: nullable(Type.Integer({ minimum: 1 })),
+  max_completion_tokens: nullable(Type.Integer({ minimum: 1 })),
+  stop: nullable(
+    Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 4 })]),
+  ),
+  temperature: nullable(Type.Number({ minimum: 0, maximum: 2 })),
+  top_p: nullable(Type.Number({ minimum: 0, maximum: 1 })),
+  n: nullable(Type.Integer({ minimum: 1, maximum: 128 })),
+  seed: nullable(Type.Integer()),
+  user: Type.Optional(Type.String()),
+});
+
+/** A checked request: every message already checked against its role's schema. */
+export type ChatRequest = Omit<Static<typeof ChatRequest>, 'messages'> & {
+  readonly messages: ChatMessage[];
+  /** Fields OpenAI defines that mnemo does not translate: passed to OpenAI-compatible providers. */
+  readonly [passthrough: string]: unknown;
+};
