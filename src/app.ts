@@ -29,6 +29,7 @@ import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { connectRedisCounters } from './platform/redis-counters.ts';
 import { strictValidatorCompiler } from './platform/validator.ts';
+import { createUsageRecorder } from './usage/usage.recorder.ts';
 import { registerUsageRoutes } from './usage/usage.routes.ts';
 
 export interface AppDeps {
@@ -130,7 +131,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerOrganizationManagement(app, { authenticate, database, environment: config.env });
   registerUsageRoutes(app, { authenticate, database });
   const authenticateApiKey = registerKeyRoutes(app, { authenticate, database });
-  registerGatewayRoutes(app, { catalog: config.catalog, authenticateApiKey });
+  registerGatewayRoutes(app, {
+    catalog: config.catalog,
+    authenticateApiKey,
+    usage: createUsageRecorder(database),
+    timeoutMs: config.gatewayTimeoutMs,
+  });
 
   // Failed sign-ins are throttled whatever the request rate limit: they guard passwords.
   const signInLimiter = (name: string, limit: number) =>

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       optimisticConcurrency: false,
       maxContentChars: 8000,
       tombstoneRetentionDays: 0,
+      gatewayTimeoutMs: 300_000,
       logLevel: 'info',
     });
   });
@@ -46,6 +47,7 @@ describe('loadConfig', () => {
       MNEMO_OPTIMISTIC_CONCURRENCY: 'on',
       MNEMO_MAX_CONTENT_CHARS: '2000',
       MNEMO_TOMBSTONE_RETENTION_DAYS: '30',
+      MNEMO_GATEWAY_TIMEOUT_SECONDS: '45',
       MNEMO_LOG_LEVEL: 'warn',
     });
     expect(config).toMatchObject({
@@ -69,6 +71,7 @@ describe('loadConfig', () => {
       optimisticConcurrency: true,
       maxContentChars: 2000,
       tombstoneRetentionDays: 30,
+      gatewayTimeoutMs: 45_000,
       logLevel: 'warn',
     });
     expect(loadConfig({ MNEMO_PUBLIC_URL: 'https://mnemo.example.test' }).publicUrl).toBe(

@@ -32,6 +32,7 @@ const Env = Type.Object({
   MNEMO_OPTIMISTIC_CONCURRENCY: Type.Optional(OnOff),
   MNEMO_MAX_CONTENT_CHARS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   MNEMO_TOMBSTONE_RETENTION_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  MNEMO_GATEWAY_TIMEOUT_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}$' })),
   MNEMO_LOG_LEVEL: Type.Optional(
     Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   ),
@@ -83,6 +84,11 @@ export interface Config {
    * else the providers switched on by `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`.
    */
   readonly catalog: Catalog;
+  /**
+   * How long a provider may take to start answering, and a started answer may go silent,
+   * before the gateway gives up on it (the router then tries the next model).
+   */
+  readonly gatewayTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -153,6 +159,7 @@ function fromEnv(env: Env): Omit<Config, 'catalog'> {
     optimisticConcurrency: env.MNEMO_OPTIMISTIC_CONCURRENCY === 'on',
     maxContentChars: Number(env.MNEMO_MAX_CONTENT_CHARS ?? '8000'),
     tombstoneRetentionDays: Number(env.MNEMO_TOMBSTONE_RETENTION_DAYS ?? '0'),
+    gatewayTimeoutMs: Number(env.MNEMO_GATEWAY_TIMEOUT_SECONDS ?? '300') * 1000,
     logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
   });
 }

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { ApiKeyAuthenticator } from '../keys/api-key-auth.ts';
+import type { UsageRecorder } from '../usage/usage.recorder.ts';
+import { createCallUsage } from './call-usage.ts';
 import type { Catalog } from './catalog.ts';
+import { registerChatRoutes } from './chat.routes.ts';
+import { type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.ts';
+import { createDispatcher } from './dispatch.ts';
 import {
   GatewayError,
   invalidRequest,
@@ -11,10 +16,17 @@ import {
   serverError,
   unknownUrl,
 } from './openai-errors.ts';
+import { createProviders } from './providers/provider-kinds.ts';
+import { createTransport } from './providers/transport.ts';
 
 export interface GatewayRoutesDeps {
   readonly catalog: Catalog;
   readonly authenticateApiKey: ApiKeyAuthenticator;
+  readonly usage: UsageRecorder;
+  /** How long a provider may take to start answering, or go silent mid-answer. */
+  readonly timeoutMs: number;
+  /** Default: a breaker with its standard thresholds (circuit-breaker.ts). */
+  readonly breaker?: CircuitBreaker;
 }
 
 /** Who a `/v1` call acts as: the API key's organization, user and key. */
@@ -66,6 +78,18 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
       app.setNotFoundHandler((request, reply) =>
         sendGatewayError(reply, unknownUrl(request.method, request.url)),
       );
+
+      const transport = createTransport({
+        firstByteTimeoutMs: deps.timeoutMs,
+        idleTimeoutMs: deps.timeoutMs,
+      });
+      app.addHook('onClose', () => transport.close());
+      const dispatcher = createDispatcher({
+        catalog,
+        providers: createProviders(catalog, transport),
+        breaker: deps.breaker ?? createCircuitBreaker(),
+      });
+      registerChatRoutes(app, { dispatcher, usage: createCallUsage(deps.usage, app.log) });
 
       const models = () => [
         ...catalog.models.map((model) => ({

@@ -22,11 +22,14 @@ export class GatewayError extends Error {
   override readonly name = 'GatewayError';
   readonly status: number;
   readonly body: { readonly error: OpenAiError };
+  /** Sent with it: `retry-after`, `x-should-retry`, what routing did. */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: number, error: OpenAiError) {
+  constructor(status: number, error: OpenAiError, headers: Record<string, string> = {}) {
     super(error.message);
     this.status = status;
     this.body = { error };
+    this.headers = headers;
   }
 }
 
@@ -63,6 +66,7 @@ export const serverError = () =>
 export function sendGatewayError(reply: FastifyReply, error: GatewayError) {
   return reply
     .code(error.status)
+    .headers(error.headers)
     .header('cache-control', 'no-store')
     .type('application/json; charset=utf-8')
     .send(error.body);

@@ -1,0 +1,65 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { costMicroUsd } from '../usage/usage.cost.ts';
+import type { UsageRecorder } from '../usage/usage.recorder.ts';
+import type { ModelConfig } from './catalog.ts';
+import type { ChatUsage } from './provider.ts';
+
+/** Who made a call of the chat interface: the API key's organization, user and key. */
+export interface Caller {
+  readonly orgId: string;
+  readonly userId: string;
+  readonly keyId: string;
+}
+
+export interface FinishedCall {
+  readonly caller: Caller;
+  /** The model that answered, or that was tried last when none did. */
+  readonly model: ModelConfig;
+  /** The provider's counts; none when it reported none (a failed call: zero tokens). */
+  readonly usage: ChatUsage | undefined;
+  /** What the caller got; 499 when the caller went away first. */
+  readonly status: number;
+  /** `Date.now()` when the call arrived. */
+  readonly startedAt: number;
+}
+
+/**
+ * Records each finished call with its cost from the model's configured prices, after the answer
+ * went out: the caller never waits on the store for it. A write that fails is logged, with the
+ * call, so spend is never lost silently.
+ *
+ * @example
+ * const usage = createCallUsage(recorder, app.log);
+ * usage.finished({ caller, model, usage: completion.usage, status: 200, startedAt });
+ */
+export interface CallUsage {
+  finished(call: FinishedCall): void;
+}
+
+export function createCallUsage(recorder: UsageRecorder, log: FastifyBaseLogger): CallUsage {
+  return {
+    finished({ caller, model, usage, status, startedAt }) {
+      const promptTokens = count(usage?.prompt_tokens);
+      const completionTokens = count(usage?.completion_tokens);
+      const row = {
+        ...caller,
+        at: startedAt,
+        model: model.id,
+        provider: model.provider,
+        promptTokens,
+        completionTokens,
+        totalTokens: count(usage?.total_tokens) || promptTokens + completionTokens,
+        costMicroUsd: costMicroUsd(model.price, promptTokens, completionTokens),
+        latencyMs: Math.max(0, Date.now() - startedAt),
+        status,
+      };
+      recorder.record(row).catch((error: unknown) => {
+        log.error({ err: error, usage: row }, 'usage of a chat call could not be recorded');
+      });
+    },
+  };
+}
+
+/** A provider's count as a whole non-negative number; anything else counts as none. */
+const count = (value: number | undefined) =>
+  value !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : 0;

@@ -1,0 +1,89 @@
+import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { type ChatMessage, ChatRequest, MESSAGE_SCHEMAS } from './chat.schemas.ts';
+import { type GatewayError, invalidRequest } from './openai-errors.ts';
+
+const checkRequest = Compile(ChatRequest);
+const checkMessage = Object.fromEntries(
+  Object.entries(MESSAGE_SCHEMAS).map(([role, schema]) => [role, Compile(schema)]),
+) as Record<keyof typeof MESSAGE_SCHEMAS, ReturnType<typeof Compile<TSchema>>>;
+
+/**
+ * A chat completions body, checked as OpenAI checks it: the first problem found is a 400 naming
+ * the parameter (`messages[1].tool_call_id`), in OpenAI's wording and codes. Each message is
+ * checked against its own role's schema, so a bad message gets a precise error rather than
+ * "matches none of five shapes".
+ *
+ * @example
+ * const checked = checkChatRequest(request.body);
+ * if (checked instanceof GatewayError) throw checked;
+ */
+export function checkChatRequest(body: unknown): ChatRequest | GatewayError {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return invalidRequest('The request body must be a JSON object.');
+  }
+  if (!checkRequest.Check(body)) return firstProblem(checkRequest.Errors(body), '');
+  const request = body as ChatRequest;
+  for (const [index, message] of request.messages.entries()) {
+    const check = checkMessage[message.role];
+    if (!check.Check(message)) return firstProblem(check.Errors(message), `messages[${index}]`);
+  }
+  return checkToolReferences(request.messages) ?? request;
+}
+
+/** Tool results must answer a call the conversation made, as OpenAI requires. */
+function checkToolReferences(messages: readonly ChatMessage[]): GatewayError | undefined {
+  const called = new Set<string>();
+  for (const [index, message] of messages.entries()) {
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) called.add(call.id);
+    } else if (message.role === 'tool' && !called.has(message.tool_call_id)) {
+      return invalidRequest(
+        "Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'.",
+        null,
+        `messages[${index}].role`,
+      );
+    }
+  }
+  return undefined;
+}
+
+type SchemaError = ReturnType<typeof checkRequest.Errors>[number];
+
+function firstProblem(errors: readonly SchemaError[], base: string): GatewayError {
+  const missing = errors.find((error) => error.keyword === 'required');
+  if (missing) {
+    const parameter = join(
+      join(base, missing.instancePath),
+      (missing.params as { requiredProperties?: string[] }).requiredProperties?.[0],
+    );
+    return invalidRequest(
+      `Missing required parameter: '${parameter}'.`,
+      'missing_required_parameter',
+      parameter,
+    );
+  }
+  // Of a union's errors, the deepest says most; `anyOf` itself only says "none matched".
+  const specific =
+    errors
+      .filter((error) => error.keyword !== 'anyOf')
+      .sort((a, b) => depth(b.instancePath) - depth(a.instancePath))[0] ?? errors[0];
+  const parameter = join(base, specific?.instancePath ?? '') || 'body';
+  return invalidRequest(
+    `Invalid value for '${parameter}': ${specific?.message ?? 'not valid'}.`,
+    specific?.keyword === 'type' ? 'invalid_type' : 'invalid_value',
+    parameter,
+  );
+}
+
+const depth = (pointer: string) => pointer.split('/').length;
+
+/** `messages[0]` + `/content/1/type` → `messages[0].content[1].type`. */
+function join(base: string, pointer: string | undefined): string {
+  if (pointer === undefined || pointer === '') return base;
+  let path = base;
+  for (const segment of pointer.replace(/^\//, '').split('/')) {
+    path += /^\d+$/.test(segment) ? `[${segment}]` : path === '' ? segment : `.${segment}`;
+  }
+  return path;
+}

@@ -1,0 +1,211 @@
+import type { Catalog, ModelConfig } from './catalog.ts';
+import type { ChatRequest } from './chat.schemas.ts';
+import type { CircuitBreaker } from './circuit-breaker.ts';
+import { GatewayError } from './openai-errors.ts';
+import {
+  type ChatChunk,
+  type ChatCompletion,
+  type Outcome,
+  type Provider,
+  type ProviderCall,
+  type UpstreamFailure,
+  UpstreamStreamError,
+} from './provider.ts';
+import { genericError } from './providers/upstream-failure.ts';
+import { describeNeeds, planRoute, type RoutePlan } from './router.ts';
+import { callerErrorOf, isRetryable, retryAfterHeaders } from './upstream-errors.ts';
+
+export interface DispatchDeps {
+  readonly catalog: Catalog;
+  /** Each configured provider by name. */
+  readonly providers: ReadonlyMap<string, Provider>;
+  readonly breaker: CircuitBreaker;
+}
+
+/** Which model answered, and the headers that say so and why it was chosen. */
+export interface Routed {
+  readonly model: ModelConfig;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type Dispatched<T> =
+  | ({ readonly ok: true; readonly value: T } & Routed)
+  | {
+      readonly ok: false;
+      /** What the caller gets, routing headers included. */
+      readonly error: GatewayError;
+      /** The model tried last, which the failed call is recorded under; none when none was. */
+      readonly model: ModelConfig | undefined;
+    };
+
+/**
+ * Sends a chat request to the model it names, or for the router to the first model in the
+ * operator's order that can serve it and whose provider's circuit is closed; on a connection
+ * error, a timeout, a 429 or a 5xx — all before anything reached the client — the router tries
+ * the next. A stream counts as begun once its first chunk arrived, so a provider that fails
+ * before that is passed over too.
+ *
+ * @example
+ * const dispatched = await dispatcher.stream(request, signal);
+ * if (!dispatched.ok) throw dispatched.error;
+ * reply.headers(dispatched.headers);
+ * for await (const chunk of dispatched.value) write(chunk);
+ */
+export interface Dispatcher {
+  complete(request: ChatRequest, signal: AbortSignal): Promise<Dispatched<ChatCompletion>>;
+  stream(request: ChatRequest, signal: AbortSignal): Promise<Dispatched<AsyncIterable<ChatChunk>>>;
+}
+
+export function createDispatcher(deps: DispatchDeps): Dispatcher {
+  const { catalog, providers, breaker } = deps;
+
+  async function dispatch<T>(
+    request: ChatRequest,
+    signal: AbortSignal,
+    run: (provider: Provider, call: ProviderCall) => Promise<Outcome<T>>,
+  ): Promise<Dispatched<T>> {
+    const plan = planRoute(request, catalog);
+    if (plan instanceof GatewayError) return { ok: false, error: plan, model: undefined };
+    const passedOver = [...plan.leftOut];
+    let last: { failure: UpstreamFailure; model: ModelConfig } | undefined;
+    let reopensAt = Number.POSITIVE_INFINITY;
+
+    for (const model of plan.candidates) {
+      // A model named directly is tried whatever its circuit says: the caller chose it.
+      if (plan.router && !breaker.admits(model.provider)) {
+        const until = breaker.opensUntil(model.provider);
+        if (until !== undefined) reopensAt = Math.min(reopensAt, until);
+        passedOver.push(`${model.id}: provider ${model.provider} is failing, circuit open`);
+        continue;
+      }
+      const provider = providers.get(model.provider);
+      if (!provider) throw new Error(`no provider ${model.provider} for ${model.id}`);
+      const outcome = await run(provider, { request, model, signal });
+      if (outcome.ok) {
+        breaker.succeeded(model.provider);
+        return {
+          ok: true,
+          value: outcome.value,
+          model,
+          headers: routeHeaders(plan, model, passedOver),
+        };
+      }
+      const { failure } = outcome;
+      const retryable = isRetryable(failure);
+      if (retryable && !signal.aborted) {
+        breaker.failed(
+          model.provider,
+          failure.kind === 'status' ? failure.retryAfterMs : undefined,
+        );
+      }
+      last = { failure, model };
+      if (!plan.router || !retryable || signal.aborted) break;
+      passedOver.push(`${model.id}: ${describeFailure(failure)}`);
+    }
+
+    if (!last) {
+      // Every model that could serve it sits behind an open circuit.
+      const waitMs = Number.isFinite(reopensAt) ? Math.max(0, reopensAt - Date.now()) : 1000;
+      const error = new GatewayError(
+        503,
+        {
+          message: `Every model of the router \`${catalog.router.id}\` that can serve this request is failing; retry shortly.`,
+          type: 'api_error',
+          param: null,
+          code: 'model_not_available',
+        },
+        { 'x-should-retry': 'true', ...retryAfterHeaders(waitMs), ...explain(plan, passedOver) },
+      );
+      return { ok: false, error, model: undefined };
+    }
+    const error = callerErrorOf(last.failure, last.model.provider);
+    const headers = { ...error.headers, ...routeHeaders(plan, last.model, passedOver) };
+    return {
+      ok: false,
+      error: new GatewayError(error.status, error.body.error, headers),
+      model: last.model,
+    };
+  }
+
+  return {
+    complete: (request, signal) =>
+      dispatch(request, signal, (provider, call) => provider.complete(call)),
+    stream: (request, signal) =>
+      dispatch(request, signal, async (provider, call) => {
+        const started = await provider.stream(call);
+        return started.ok ? begin(started.value) : started;
+      }),
+  };
+}
+
+/**
+ * Waits for a stream's first chunk: a provider that fails before it can still be passed over,
+ * since nothing reached the client yet.
+ */
+async function begin(stream: AsyncIterable<ChatChunk>): Promise<Outcome<AsyncIterable<ChatChunk>>> {
+  const iterator = stream[Symbol.asyncIterator]();
+  try {
+    const first = await iterator.next();
+    if (first.done) {
+      return streamFailure(genericError(502, 'The provider’s stream ended before it began.'));
+    }
+    return { ok: true, value: resume(first.value, iterator) };
+  } catch (error) {
+    await iterator.return?.().catch(() => {});
+    return streamFailure(
+      error instanceof UpstreamStreamError
+        ? error.error
+        : genericError(502, 'The connection to the provider was lost.'),
+    );
+  }
+}
+
+const streamFailure = (error: UpstreamStreamError['error']): Outcome<never> => ({
+  ok: false,
+  failure: { kind: 'status', status: 502, error },
+});
+
+async function* resume(
+  first: ChatChunk,
+  iterator: AsyncIterator<ChatChunk>,
+): AsyncGenerator<ChatChunk> {
+  try {
+    yield first;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+function describeFailure(failure: UpstreamFailure): string {
+  switch (failure.kind) {
+    case 'unreachable':
+      return 'provider unreachable';
+    case 'timeout':
+      return 'provider timed out';
+    case 'key-refused':
+      return `provider refused its key (${failure.status})`;
+    case 'status':
+      return `provider answered ${failure.status}`;
+  }
+}
+
+/** `x-mnemo-model` and `x-mnemo-provider` name who answered; `x-mnemo-route` says why. */
+function routeHeaders(plan: RoutePlan, model: ModelConfig, passedOver: readonly string[]) {
+  return {
+    'x-mnemo-model': model.id,
+    'x-mnemo-provider': model.provider,
+    ...explain(plan, passedOver, model),
+  };
+}
+
+function explain(plan: RoutePlan, passedOver: readonly string[], chosen?: ModelConfig) {
+  if (!plan.router) return { 'x-mnemo-route': 'requested by name' };
+  const choice = chosen
+    ? `${chosen.id}: first in the router's order that can serve it (${describeNeeds(plan.needs)})`
+    : `none (${describeNeeds(plan.needs)})`;
+  const rest = passedOver.length > 0 ? `; passed over ${passedOver.join('; ')}` : '';
+  return { 'x-mnemo-route': `${choice}${rest}` };
+}

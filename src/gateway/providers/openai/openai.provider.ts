@@ -1,0 +1,103 @@
+import type {
+  ChatCompletion,
+  ChatUsage,
+  Outcome,
+  ProviderCall,
+  ProviderFactory,
+  TransportResponse,
+} from '../../provider.ts';
+import { estimateTokens } from '../../token-estimate.ts';
+import { genericError, readErrorBody, statusFailure } from '../upstream-failure.ts';
+import { openAiErrorOf } from './openai.errors.ts';
+import { openAiChunks } from './openai.stream.ts';
+
+/**
+ * OpenAI and every server that speaks its chat completions (vLLM, Ollama, llama.cpp, Groq,
+ * OpenRouter): the request goes through as the client sent it, with the upstream model name,
+ * and the answer comes back with the catalog's model id. Streams always ask for usage
+ * (`stream_options.include_usage`), which the gateway records whether or not the client asked.
+ *
+ * @example
+ * const provider = createOpenAiProvider(catalog.providers.get('openai'), transport);
+ * const outcome = await provider.complete({ request, model, signal });
+ */
+export const createOpenAiProvider: ProviderFactory = (config, transport) => {
+  const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  // A local server (Ollama, llama.cpp) may need no key at all.
+  const headers: Record<string, string> =
+    config.apiKey === undefined ? {} : { authorization: `Bearer ${config.apiKey}` };
+
+  const send = async (call: ProviderCall, stream: boolean) => {
+    const { stream_options, ...rest } = call.request;
+    const body = stream
+      ? {
+          ...rest,
+          model: call.model.upstream,
+          stream: true,
+          stream_options: { ...stream_options, include_usage: true },
+        }
+      : // OpenAI refuses stream_options on a request that does not stream.
+        { ...rest, model: call.model.upstream, stream: false };
+    return transport.post(url, headers, JSON.stringify(body), call.signal);
+  };
+
+  return {
+    async complete(call) {
+      const sent = await send(call, false);
+      if (!sent.ok) return sent;
+      const response = sent.value;
+      if (response.status !== 200) return failed(response);
+      let completion: ChatCompletion;
+      try {
+        completion = (await response.body.json()) as ChatCompletion;
+      } catch {
+        return malformed();
+      }
+      if (!Array.isArray(completion?.choices)) return malformed();
+      completion.model = call.model.id;
+      completion.usage ??= estimatedUsage(call, completion);
+      return { ok: true, value: completion };
+    },
+
+    async stream(call) {
+      const sent = await send(call, true);
+      if (!sent.ok) return sent;
+      const response = sent.value;
+      if (response.status !== 200) return failed(response);
+      return { ok: true, value: openAiChunks(response.body, call) };
+    },
+  };
+};
+
+async function failed(response: TransportResponse): Promise<Outcome<never>> {
+  return {
+    ok: false,
+    failure: statusFailure(response, openAiErrorOf(response.status, await readErrorBody(response))),
+  };
+}
+
+/** A 200 whose body is not a chat completion: the provider broke its contract. */
+function malformed(): Outcome<never> {
+  return {
+    ok: false,
+    failure: {
+      kind: 'status',
+      status: 502,
+      error: genericError(502, 'The provider answered with a body that is not a chat completion.'),
+    },
+  };
+}
+
+/** For a compatible server that reported no usage: counted from the texts. */
+function estimatedUsage(call: ProviderCall, completion: ChatCompletion): ChatUsage {
+  const prompt = estimateTokens(JSON.stringify(call.request.messages));
+  const completionTokens = completion.choices.reduce(
+    (sum, choice) => sum + estimateTokens(JSON.stringify(choice.message ?? '')),
+    0,
+  );
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completionTokens,
+    total_tokens: prompt + completionTokens,
+  };
+}

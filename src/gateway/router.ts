@@ -1,0 +1,124 @@
+import type { Catalog, ModelConfig } from './catalog.ts';
+import type { ChatRequest } from './chat.schemas.ts';
+import { type GatewayError, invalidRequest, modelNotFound } from './openai-errors.ts';
+import { estimatePromptTokens } from './token-estimate.ts';
+
+/** What a request asks of the model that serves it. */
+export interface Needs {
+  readonly vision: boolean;
+  readonly tools: boolean;
+  readonly jsonOutput: boolean;
+  /** Estimated prompt tokens plus the completion tokens the request allows. */
+  readonly tokens: number;
+}
+
+/** The models to try, in order, and why: what the `x-mnemo-route` header explains. */
+export interface RoutePlan {
+  readonly router: boolean;
+  readonly candidates: readonly ModelConfig[];
+  readonly needs: Needs;
+  /** Models of the router's order left out, each with why (`openai/gpt-4.1-mini: no vision`). */
+  readonly leftOut: readonly string[];
+}
+
+export function needsOf(request: ChatRequest): Needs {
+  const format = request.response_format?.type;
+  return {
+    vision: request.messages.some(
+      (message) =>
+        message.role === 'user' &&
+        Array.isArray(message.content) &&
+        message.content.some((part) => part.type === 'image_url'),
+    ),
+    tools: (request.tools?.length ?? 0) > 0,
+    jsonOutput: format === 'json_object' || format === 'json_schema',
+    tokens:
+      estimatePromptTokens(request) + (request.max_completion_tokens ?? request.max_tokens ?? 0),
+  };
+}
+
+/** Why `model` cannot serve `needs`, or undefined when it can. */
+export function unmetNeed(model: ModelConfig, needs: Needs): string | undefined {
+  if (needs.vision && !model.vision) return 'no vision';
+  if (needs.tools && !model.tools) return 'no tool calling';
+  if (needs.jsonOutput && !model.jsonOutput) return 'no JSON output';
+  if (needs.tokens > model.contextWindow) {
+    return `prompt of ~${needs.tokens} tokens exceeds its ${model.contextWindow}-token window`;
+  }
+  return undefined;
+}
+
+/**
+ * The models that may serve the request. A model id names one model, which must have what the
+ * request needs (images, tools, JSON output; its own provider judges the context window). The
+ * router id names the router's order, less the models that cannot serve the request; the
+ * circuit breaker is consulted later, as each is tried.
+ *
+ * @example
+ * const plan = planRoute(request, catalog);
+ * if (plan instanceof GatewayError) throw plan;
+ * for (const model of plan.candidates) { … }
+ */
+export function planRoute(request: ChatRequest, catalog: Catalog): RoutePlan | GatewayError {
+  const needs = needsOf(request);
+  if (request.model !== catalog.router.id) {
+    const model = catalog.models.find((candidate) => candidate.id === request.model);
+    if (!model) return modelNotFound(request.model);
+    const unmet = unmetCapability(model, needs);
+    if (unmet) return unmet;
+    return { router: false, candidates: [model], needs, leftOut: [] };
+  }
+  const candidates: ModelConfig[] = [];
+  const leftOut: string[] = [];
+  for (const id of catalog.router.order) {
+    const model = catalog.models.find((candidate) => candidate.id === id);
+    if (!model) continue;
+    const why = unmetNeed(model, needs);
+    if (why) leftOut.push(`${model.id}: ${why}`);
+    else candidates.push(model);
+  }
+  if (candidates.length === 0) {
+    return invalidRequest(
+      `No model of the router \`${catalog.router.id}\` can serve this request (${describeNeeds(needs)}): ${leftOut.join('; ') || 'the router has no models'}.`,
+      'model_not_available',
+      'model',
+    );
+  }
+  return { router: true, candidates, needs, leftOut };
+}
+
+/** A model named directly must take what the request sends it; OpenAI says so with a 400. */
+function unmetCapability(model: ModelConfig, needs: Needs): GatewayError | undefined {
+  if (needs.vision && !model.vision) {
+    return invalidRequest(
+      `The model \`${model.id}\` does not take images; send text only, or choose a model with vision.`,
+      'model_not_capable',
+      'messages',
+    );
+  }
+  if (needs.tools && !model.tools) {
+    return invalidRequest(
+      `The model \`${model.id}\` does not call tools.`,
+      'model_not_capable',
+      'tools',
+    );
+  }
+  if (needs.jsonOutput && !model.jsonOutput) {
+    return invalidRequest(
+      `The model \`${model.id}\` does not support response_format; use text output.`,
+      'model_not_capable',
+      'response_format',
+    );
+  }
+  return undefined;
+}
+
+export function describeNeeds(needs: Needs): string {
+  const wanted = [
+    needs.vision && 'images',
+    needs.tools && 'tools',
+    needs.jsonOutput && 'JSON output',
+    `~${needs.tokens} tokens`,
+  ].filter(Boolean);
+  return `needs ${wanted.join(', ')}`;
+}
