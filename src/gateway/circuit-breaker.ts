@@ -19,8 +19,8 @@ export interface CircuitBreaker {
   succeeded(provider: string): void;
   /** A failure that says the provider is unwell (unreachable, timeout, 429, 5xx, key refused). */
   failed(provider: string, retryAfterMs?: number): void;
-  /** When an open circuit lets a trial through, in milliseconds since the epoch. */
-  opensUntil(provider: string): number | undefined;
+  /** How long until an open circuit lets a trial through; undefined when it is not open. */
+  reopensInMs(provider: string): number | undefined;
 }
 
 export interface CircuitBreakerOptions {
@@ -78,9 +78,10 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Circu
       if (wasTrial) circuit.cooldownMs = Math.min(circuit.cooldownMs * 2, maxCooldown);
       circuit.openUntil = now() + Math.max(circuit.cooldownMs, retryAfterMs ?? 0);
     },
-    opensUntil(provider) {
-      const until = circuits.get(provider)?.openUntil;
-      return until === undefined || until === 0 || until <= now() ? undefined : until;
+    reopensInMs(provider) {
+      const until = circuits.get(provider)?.openUntil ?? 0;
+      const left = until - now();
+      return left > 0 ? left : undefined;
     },
   };
 }

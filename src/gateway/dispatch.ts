@@ -68,13 +68,12 @@ export function createDispatcher(deps: DispatchDeps): Dispatcher {
     if (plan instanceof GatewayError) return { ok: false, error: plan, model: undefined };
     const passedOver = [...plan.leftOut];
     let last: { failure: UpstreamFailure; model: ModelConfig } | undefined;
-    let reopensAt = Number.POSITIVE_INFINITY;
+    let reopensInMs = Number.POSITIVE_INFINITY;
 
     for (const model of plan.candidates) {
       // A model named directly is tried whatever its circuit says: the caller chose it.
       if (plan.router && !breaker.admits(model.provider)) {
-        const until = breaker.opensUntil(model.provider);
-        if (until !== undefined) reopensAt = Math.min(reopensAt, until);
+        reopensInMs = Math.min(reopensInMs, breaker.reopensInMs(model.provider) ?? 0);
         passedOver.push(`${model.id}: provider ${model.provider} is failing, circuit open`);
         continue;
       }
@@ -99,13 +98,13 @@ export function createDispatcher(deps: DispatchDeps): Dispatcher {
         );
       }
       last = { failure, model };
-      if (!plan.router || !retryable || signal.aborted) break;
       passedOver.push(`${model.id}: ${describeFailure(failure)}`);
+      if (!plan.router || !retryable || signal.aborted) break;
     }
 
     if (!last) {
       // Every model that could serve it sits behind an open circuit.
-      const waitMs = Number.isFinite(reopensAt) ? Math.max(0, reopensAt - Date.now()) : 1000;
+      const waitMs = Number.isFinite(reopensInMs) ? reopensInMs : 1000;
       const error = new GatewayError(
         503,
         {
@@ -119,7 +118,12 @@ export function createDispatcher(deps: DispatchDeps): Dispatcher {
       return { ok: false, error, model: undefined };
     }
     const error = callerErrorOf(last.failure, last.model.provider);
-    const headers = { ...error.headers, ...routeHeaders(plan, last.model, passedOver) };
+    const headers = {
+      ...error.headers,
+      'x-mnemo-model': last.model.id,
+      'x-mnemo-provider': last.model.provider,
+      ...explain(plan, passedOver),
+    };
     return {
       ok: false,
       error: new GatewayError(error.status, error.body.error, headers),
@@ -204,8 +208,8 @@ function routeHeaders(plan: RoutePlan, model: ModelConfig, passedOver: readonly 
 function explain(plan: RoutePlan, passedOver: readonly string[], chosen?: ModelConfig) {
   if (!plan.router) return { 'x-mnemo-route': 'requested by name' };
   const choice = chosen
-    ? `${chosen.id}: first in the router's order that can serve it (${describeNeeds(plan.needs)})`
-    : `none (${describeNeeds(plan.needs)})`;
+    ? `${chosen.id}: first in the router's order that can serve it and answered (${describeNeeds(plan.needs)})`
+    : `none answered (${describeNeeds(plan.needs)})`;
   const rest = passedOver.length > 0 ? `; passed over ${passedOver.join('; ')}` : '';
   return { 'x-mnemo-route': `${choice}${rest}` };
 }

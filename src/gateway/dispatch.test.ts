@@ -1,0 +1,110 @@
+/**
+ * The dispatcher's answers where the HTTP tests cannot easily get: every capable provider behind
+ * an open circuit, timeouts, a refused provider key. Providers here are plain objects that
+ * answer as told; the wire is covered by the route tests against the simulators.
+ */
+import { describe, expect, test } from 'vitest';
+import type { Catalog, ModelConfig } from './catalog.ts';
+import type { ChatRequest } from './chat.schemas.ts';
+import { createCircuitBreaker } from './circuit-breaker.ts';
+import { createDispatcher } from './dispatch.ts';
+import type { ChatCompletion, Outcome, Provider, UpstreamFailure } from './provider.ts';
+
+const model = (id: string): ModelConfig => ({
+  id,
+  provider: id.split('/')[0] as string,
+  upstream: id,
+  vision: false,
+  tools: true,
+  jsonOutput: true,
+  contextWindow: 10_000,
+  price: { input: 1, output: 1 },
+});
+
+const catalog: Catalog = {
+  providers: new Map(),
+  models: [model('a/one'), model('b/two')],
+  router: { id: 'auto', order: ['a/one', 'b/two'] },
+};
+
+const completion = (id: string): ChatCompletion => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1,
+  model: id,
+  choices: [],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+});
+
+/** A provider that answers each call with the next outcome it was given. */
+function scripted(outcomes: (UpstreamFailure | 'ok')[]): Provider {
+  return {
+    async complete(call): Promise<Outcome<ChatCompletion>> {
+      const next = outcomes.shift() ?? 'ok';
+      return next === 'ok'
+        ? { ok: true, value: completion(call.model.id) }
+        : { ok: false, failure: next };
+    },
+    async stream() {
+      throw new Error('not used');
+    },
+  };
+}
+
+const request = { model: 'auto', messages: [{ role: 'user', content: 'Hi' }] } as ChatRequest;
+const signal = new AbortController().signal;
+
+describe('the router', () => {
+  test('a timeout or a refused provider key passes the model over', async () => {
+    for (const failure of [
+      { kind: 'timeout' },
+      { kind: 'key-refused', status: 401, message: 'bad key' },
+    ] as const) {
+      const dispatcher = createDispatcher({
+        catalog,
+        providers: new Map([
+          ['a', scripted([failure])],
+          ['b', scripted([])],
+        ]),
+        breaker: createCircuitBreaker(),
+      });
+      const dispatched = await dispatcher.complete(request, signal);
+      expect(dispatched.ok && dispatched.model.id).toBe('b/two');
+    }
+  });
+
+  test('every capable provider behind an open circuit: 503 with when to retry', async () => {
+    let now = 5_000_000;
+    const breaker = createCircuitBreaker({ threshold: 1, cooldownMs: 7_000, now: () => now });
+    const dispatcher = createDispatcher({
+      catalog,
+      providers: new Map([
+        ['a', scripted([{ kind: 'unreachable', message: 'refused' }])],
+        ['b', scripted([{ kind: 'timeout' }])],
+      ]),
+      breaker,
+    });
+    const first = await dispatcher.complete(request, signal);
+    expect(first.ok).toBe(false);
+    if (!first.ok) {
+      // The last failure is the caller's: b timed out.
+      expect(first.error.status).toBe(504);
+      expect(first.error.headers['x-should-retry']).toBe('true');
+      expect(first.error.headers['x-mnemo-route']).toMatch(
+        /^none answered \(needs ~\d+ tokens\); passed over a\/one: provider unreachable; b\/two: provider timed out$/,
+      );
+    }
+    now += 2_000;
+    const second = await dispatcher.complete(request, signal);
+    expect(second.ok).toBe(false);
+    if (!second.ok) {
+      expect(second.error.status).toBe(503);
+      expect(second.error.body.error.code).toBe('model_not_available');
+      expect(second.error.headers).toMatchObject({
+        'x-should-retry': 'true',
+        'retry-after-ms': '5000',
+        'retry-after': '5',
+      });
+    }
+  });
+});
