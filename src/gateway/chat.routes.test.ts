@@ -129,6 +129,14 @@ describe('a whole completion', () => {
     const answer = await client().chat.completions.create({ model: 'sim/gpt-4o', messages });
     expect(answer.choices[0]?.message.content).toBe('You said: What is in these?');
     expect(sim.requests.at(-1)?.body.messages).toEqual(messages);
+
+    // A photo of a few megabytes is an ordinary request, far past the memory API's 64 KiB.
+    const photo = `data:image/jpeg;base64,${Buffer.alloc(3 * 1024 * 1024, 7).toString('base64')}`;
+    const big = await post({
+      model: 'sim/gpt-4o',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: photo } }] }],
+    });
+    expect(big.status).toBe(200);
   });
 
   test('tool calls come back whole; the model named must call tools', async () => {

@@ -9,6 +9,12 @@ import { genericError } from './providers/upstream-failure.ts';
 import { openEventStream } from './sse.ts';
 import { estimatePromptTokens, tokensOfChars } from './token-estimate.ts';
 
+/**
+ * Images travel inside the body as data URLs; OpenAI takes requests of up to 50 MB with images of
+ * up to 20 MB each. 32 MiB covers a few such images and still bounds what one call may hold.
+ */
+export const GATEWAY_BODY_LIMIT = 32 * 1024 * 1024;
+
 export interface ChatRoutesDeps {
   readonly dispatcher: Dispatcher;
   readonly usage: CallUsage;
@@ -22,40 +28,44 @@ export interface ChatRoutesDeps {
 export function registerChatRoutes(app: FastifyInstance, deps: ChatRoutesDeps): void {
   const { dispatcher, usage } = deps;
 
-  app.post('/chat/completions', { schema: { hide: true } }, async (request, reply) => {
-    const startedAt = Date.now();
-    const checked = checkChatRequest(request.body);
-    if (checked instanceof GatewayError) throw checked;
-    const caller = request.keyHolder;
-    const signal = abortWhenGone(reply);
+  app.post(
+    '/chat/completions',
+    { schema: { hide: true }, bodyLimit: GATEWAY_BODY_LIMIT },
+    async (request, reply) => {
+      const startedAt = Date.now();
+      const checked = checkChatRequest(request.body);
+      if (checked instanceof GatewayError) throw checked;
+      const caller = request.keyHolder;
+      const signal = abortWhenGone(reply);
 
-    if (checked.stream === true) {
-      const dispatched = await dispatcher.stream(checked, signal);
-      if (!dispatched.ok) return refuse(dispatched);
-      const { status, reported } = await relay(reply, checked, dispatched);
-      usage.finished({ caller, model: dispatched.model, usage: reported, status, startedAt });
-      return reply;
-    }
-
-    const dispatched = await dispatcher.complete(checked, signal);
-    if (!dispatched.ok) return refuse(dispatched);
-    usage.finished({
-      caller,
-      model: dispatched.model,
-      usage: dispatched.value.usage,
-      status: 200,
-      startedAt,
-    });
-    return reply.headers(dispatched.headers).send(dispatched.value);
-
-    function refuse(failed: Extract<Dispatched<unknown>, { ok: false }>): never {
-      if (failed.model) {
-        const status = signal.aborted ? 499 : failed.error.status;
-        usage.finished({ caller, model: failed.model, usage: undefined, status, startedAt });
+      if (checked.stream === true) {
+        const dispatched = await dispatcher.stream(checked, signal);
+        if (!dispatched.ok) return refuse(dispatched);
+        const { status, reported } = await relay(reply, checked, dispatched);
+        usage.finished({ caller, model: dispatched.model, usage: reported, status, startedAt });
+        return reply;
       }
-      throw failed.error;
-    }
-  });
+
+      const dispatched = await dispatcher.complete(checked, signal);
+      if (!dispatched.ok) return refuse(dispatched);
+      usage.finished({
+        caller,
+        model: dispatched.model,
+        usage: dispatched.value.usage,
+        status: 200,
+        startedAt,
+      });
+      return reply.headers(dispatched.headers).send(dispatched.value);
+
+      function refuse(failed: Extract<Dispatched<unknown>, { ok: false }>): never {
+        if (failed.model) {
+          const status = signal.aborted ? 499 : failed.error.status;
+          usage.finished({ caller, model: failed.model, usage: undefined, status, startedAt });
+        }
+        throw failed.error;
+      }
+    },
+  );
 }
 
 /**
