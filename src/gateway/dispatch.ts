@@ -156,17 +156,15 @@ async function begin(stream: AsyncIterable<ChatChunk>): Promise<Outcome<AsyncIte
     return { ok: true, value: resume(first.value, iterator) };
   } catch (error) {
     await iterator.return?.().catch(() => {});
-    return streamFailure(
-      error instanceof UpstreamStreamError
-        ? error.error
-        : genericError(502, 'The connection to the provider was lost.'),
-    );
+    return error instanceof UpstreamStreamError
+      ? streamFailure(error.error, error.status)
+      : streamFailure(genericError(502, 'The connection to the provider was lost.'));
   }
 }
 
-const streamFailure = (error: UpstreamStreamError['error']): Outcome<never> => ({
+const streamFailure = (error: UpstreamStreamError['error'], status = 502): Outcome<never> => ({
   ok: false,
-  failure: { kind: 'status', status: 502, error },
+  failure: { kind: 'status', status, error },
 });
 
 async function* resume(

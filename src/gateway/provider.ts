@@ -126,9 +126,15 @@ export type Outcome<T> =
 export class UpstreamStreamError extends Error {
   override readonly name = 'UpstreamStreamError';
   readonly error: OpenAiError;
-  constructor(error: OpenAiError) {
+  /**
+   * The status the caller gets when this happens before the first chunk, while a status can
+   * still be sent (a prompt the provider blocks is a 400, not a 502).
+   */
+  readonly status: number;
+  constructor(error: OpenAiError, status = 502) {
     super(error.message);
     this.error = error;
+    this.status = status;
   }
 }
 

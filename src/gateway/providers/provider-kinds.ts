@@ -1,9 +1,11 @@
 import type { Catalog, ProviderKind } from '../catalog.ts';
 import type { Provider, ProviderFactory, Transport } from '../provider.ts';
+import { createGeminiProvider } from './gemini/gemini.provider.ts';
 import { createOpenAiProvider } from './openai/openai.provider.ts';
 
 const FACTORIES: Partial<Record<ProviderKind, ProviderFactory>> = {
   openai: createOpenAiProvider,
+  gemini: createGeminiProvider,
 };
 
 /** One provider per configured name, each speaking its kind's wire format over `transport`. */

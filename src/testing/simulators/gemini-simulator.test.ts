@@ -1,0 +1,264 @@
+import { ApiError, type GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type GeminiSimulator, startGeminiSimulator } from './gemini-simulator.ts';
+
+const apiKey = 'gemini-test-key';
+let sim: GeminiSimulator;
+let ai: GoogleGenAI;
+
+beforeEach(async () => {
+  sim = await startGeminiSimulator({ apiKey });
+  ai = new GoogleGenAI({ apiKey, apiVersion: 'v1beta', httpOptions: { baseUrl: sim.baseUrl } });
+});
+
+afterEach(async () => {
+  await sim.close();
+});
+
+const model = 'gemini-2.5-flash';
+const contents = [{ role: 'user', parts: [{ text: 'Hello there' }] }];
+const config = { systemInstruction: 'Be brief.' };
+
+describe('Gemini simulator', () => {
+  it('answers generateContent with candidates, usage, model version and response id', async () => {
+    sim.script({ kind: 'text', text: 'Hi! How can I help?' });
+    const response = await ai.models.generateContent({
+      model,
+      contents,
+      config: { ...config, candidateCount: 2 },
+    });
+
+    expect(response.text).toBe('Hi! How can I help?');
+    expect(response.candidates).toHaveLength(2);
+    expect(response.candidates?.[1]).toMatchObject({
+      index: 1,
+      content: { role: 'model', parts: [{ text: 'Hi! How can I help?' }] },
+      finishReason: 'STOP',
+    });
+    // ceil(("Be brief." + "Hello there").length / 4) = 5; ceil(19 / 4) = 5 per candidate.
+    expect(response.usageMetadata).toMatchObject({
+      promptTokenCount: 5,
+      candidatesTokenCount: 10,
+      totalTokenCount: 15,
+    });
+    expect(response.modelVersion).toBe(model);
+    expect(response.responseId).toMatch(/^[\w-]{22}$/);
+  });
+
+  it('echoes the last user text when nothing is scripted', async () => {
+    const response = await ai.models.generateContent({ model, contents: 'Echo me' });
+    expect(response.text).toBe('You said: Echo me');
+  });
+
+  it('streams text in pieces, the finish reason and the whole usage on the last', async () => {
+    const text = 'The quick brown fox jumps over the lazy dog.';
+    sim.script({ kind: 'text', text, usage: { thoughtsTokenCount: 7 } });
+    const stream = await ai.models.generateContentStream({ model, contents, config });
+    const chunks: GenerateContentResponse[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+
+    expect(chunks).toHaveLength(9);
+    expect(chunks.map((chunk) => chunk.text).join('')).toBe(text);
+    expect(
+      chunks.slice(0, -1).every((chunk) => chunk.candidates?.[0]?.finishReason === undefined),
+    ).toBe(true);
+    expect(chunks.at(-1)?.candidates?.[0]?.finishReason).toBe('STOP');
+    expect(chunks[0]?.usageMetadata).toMatchObject({ promptTokenCount: 5, totalTokenCount: 5 });
+    expect(chunks.at(-1)?.usageMetadata).toMatchObject({
+      promptTokenCount: 5,
+      candidatesTokenCount: 11,
+      thoughtsTokenCount: 7,
+      totalTokenCount: 23,
+    });
+    expect(new Set(chunks.map((chunk) => chunk.responseId)).size).toBe(1);
+    expect(sim.requests[0]).toMatchObject({ model, stream: true, search: '?alt=sse' });
+  });
+
+  it('answers function calls the SDK exposes as functionCalls, signature and id kept', async () => {
+    sim.script({
+      kind: 'tool_calls',
+      calls: [
+        { name: 'get_weather', args: { city: 'Paris' }, thoughtSignature: 'c2lnbmVk' },
+        { name: 'get_time', args: { timezone: 'Europe/Paris' }, id: 'fc-2' },
+      ],
+    });
+    const response = await ai.models.generateContent({
+      model,
+      contents,
+      config: {
+        tools: [
+          {
+            functionDeclarations: [
+              { name: 'get_weather', parametersJsonSchema: { type: 'object' } },
+              { name: 'get_time', parametersJsonSchema: { type: 'object' } },
+            ],
+          },
+        ],
+      },
+    });
+
+    expect(response.functionCalls).toEqual([
+      { name: 'get_weather', args: { city: 'Paris' } },
+      { id: 'fc-2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+    ]);
+    expect(response.candidates?.[0]?.content?.parts?.[0]?.thoughtSignature).toBe('c2lnbmVk');
+    expect(response.candidates?.[0]?.finishReason).toBe('STOP');
+  });
+
+  it('streams function calls one per event', async () => {
+    sim.script({
+      kind: 'tool_calls',
+      calls: [
+        { name: 'a', args: { n: 1 } },
+        { name: 'b', args: { n: 2 } },
+      ],
+    });
+    const stream = await ai.models.generateContentStream({ model, contents });
+    const calls: unknown[] = [];
+    for await (const chunk of stream) calls.push(...(chunk.functionCalls ?? []));
+    expect(calls).toEqual([
+      { name: 'a', args: { n: 1 } },
+      { name: 'b', args: { n: 2 } },
+    ]);
+  });
+
+  it('reports a blocked prompt in promptFeedback, without candidates', async () => {
+    sim.script({ kind: 'blocked', blockReason: 'PROHIBITED_CONTENT' });
+    const response = await ai.models.generateContent({ model, contents });
+    expect(response.candidates).toBeUndefined();
+    expect(response.promptFeedback?.blockReason).toBe('PROHIBITED_CONTENT');
+    expect(response.usageMetadata?.promptTokenCount).toBe(3);
+  });
+
+  it("refuses a wrong key with Google's 400 API_KEY_INVALID", async () => {
+    const wrong = new GoogleGenAI({
+      apiKey: 'nope',
+      apiVersion: 'v1beta',
+      httpOptions: { baseUrl: sim.baseUrl },
+    });
+    const error = await wrong.models.generateContent({ model, contents }).catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(400);
+    const message = 'API key not valid. Please pass a valid API key.';
+    expect(JSON.parse(error.message)).toEqual({
+      error: {
+        code: 400,
+        message,
+        status: 'INVALID_ARGUMENT',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+            metadata: { service: 'generativelanguage.googleapis.com' },
+          },
+          { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message },
+        ],
+      },
+    });
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('takes the key from ?key= too, and refuses a request without one with 403', async () => {
+    const url = `${sim.baseUrl}/v1beta/models/${model}:generateContent`;
+    const init = { method: 'POST', body: JSON.stringify({ contents }) };
+    const withQuery = await fetch(`${url}?key=${apiKey}`, init);
+    expect(withQuery.status).toBe(200);
+    const without = await fetch(url, init);
+    expect(without.status).toBe(403);
+    expect(await without.json()).toMatchObject({
+      error: { code: 403, status: 'PERMISSION_DENIED' },
+    });
+  });
+
+  it('refuses a request without contents with 400 INVALID_ARGUMENT', async () => {
+    const response = await fetch(`${sim.baseUrl}/v1beta/models/${model}:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': apiKey },
+      body: JSON.stringify({ generationConfig: {} }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: {
+        code: 400,
+        message: '* GenerateContentRequest.contents: contents is not specified\n',
+        status: 'INVALID_ARGUMENT',
+      },
+    });
+  });
+
+  it('answers a scripted 429 that the SDK throws as ApiError with its status', async () => {
+    sim.script({ kind: 'error', status: 429 });
+    const error = await ai.models.generateContent({ model, contents }).catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(429);
+    expect(JSON.parse(error.message).error.status).toBe('RESOURCE_EXHAUSTED');
+  });
+
+  it('sends an error event mid-stream that the SDK throws', async () => {
+    sim.script({ kind: 'error-mid-stream', text: 'Half an answer' });
+    const stream = await ai.models.generateContentStream({ model, contents });
+    let received = '';
+    const error = await (async () => {
+      for await (const chunk of stream) received += chunk.text ?? '';
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(500);
+    expect(received).toBe('Half an answer');
+  });
+
+  it('streams a JSON array when alt=sse is not asked for', async () => {
+    sim.script({ kind: 'text', text: 'one two' });
+    const response = await fetch(`${sim.baseUrl}/v1beta/models/${model}:streamGenerateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': apiKey },
+      body: JSON.stringify({ contents }),
+    });
+    const events = (await response.json()) as { candidates: { content: { parts: unknown[] } }[] }[];
+    expect(events.map((event) => event.candidates[0]?.content.parts)).toEqual([
+      [{ text: 'one ' }],
+      [{ text: 'two' }],
+    ]);
+  });
+
+  it('drops the connection when scripted to', async () => {
+    sim.script({ kind: 'drop' });
+    const error = await ai.models.generateContent({ model, contents }).catch((e) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ApiError);
+  });
+
+  it('hangs until the client gives up', async () => {
+    sim.script({ kind: 'hang' });
+    const impatient = new GoogleGenAI({
+      apiKey,
+      apiVersion: 'v1beta',
+      httpOptions: { baseUrl: sim.baseUrl, timeout: 200 },
+    });
+    const started = Date.now();
+    const error = await impatient.models.generateContent({ model, contents }).catch((e) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
+  it('records the requests as sent', async () => {
+    await ai.models.generateContent({
+      model,
+      contents,
+      config: { ...config, temperature: 0.2, maxOutputTokens: 50 },
+    });
+    expect(sim.requests).toHaveLength(1);
+    expect(sim.requests[0]).toMatchObject({
+      method: 'POST',
+      path: `/v1beta/models/${model}:generateContent`,
+      model,
+      stream: false,
+      body: {
+        contents,
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+        generationConfig: { temperature: 0.2, maxOutputTokens: 50 },
+      },
+    });
+    expect(sim.requests[0]?.headers['x-goog-api-key']).toBe(apiKey);
+  });
+});
