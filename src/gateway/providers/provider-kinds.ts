@@ -1,10 +1,12 @@
 import type { Catalog, ProviderKind } from '../catalog.ts';
 import type { Provider, ProviderFactory, Transport } from '../provider.ts';
+import { createAnthropicProvider } from './anthropic/anthropic.provider.ts';
 import { createGeminiProvider } from './gemini/gemini.provider.ts';
 import { createOpenAiProvider } from './openai/openai.provider.ts';
 
-const FACTORIES: Partial<Record<ProviderKind, ProviderFactory>> = {
+const FACTORIES: Record<ProviderKind, ProviderFactory> = {
   openai: createOpenAiProvider,
+  anthropic: createAnthropicProvider,
   gemini: createGeminiProvider,
 };
 
@@ -12,9 +14,7 @@ const FACTORIES: Partial<Record<ProviderKind, ProviderFactory>> = {
 export function createProviders(catalog: Catalog, transport: Transport): Map<string, Provider> {
   const providers = new Map<string, Provider>();
   for (const [name, config] of catalog.providers) {
-    const factory = FACTORIES[config.kind];
-    if (!factory) throw new Error(`no provider implementation for kind ${config.kind}`);
-    providers.set(name, factory(config, transport));
+    providers.set(name, FACTORIES[config.kind](config, transport));
   }
   return providers;
 }

@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../../catalog.ts';
 import type { Outcome, ProviderCall, ProviderFactory, TransportResponse } from '../../provider.ts';
-import { genericError, readErrorBody } from '../upstream-failure.ts';
+import { notExpected, readJsonBody } from '../response-body.ts';
+import { readErrorBody } from '../upstream-failure.ts';
 import { geminiFailureOf } from './gemini.errors.ts';
 import { toGenerateContentRequest } from './gemini.mapping.ts';
 import { isGenerateContentResponse, toChatCompletion } from './gemini.response.ts';
@@ -51,9 +52,9 @@ export const createGeminiProvider: ProviderFactory = (config, transport) => {
     async complete(call) {
       const sent = await send(call, false);
       if (!sent.ok) return sent;
-      const body = await readJson(sent.value);
+      const body = await readJsonBody(sent.value, 'a GenerateContentResponse');
       if (!body.ok) return body;
-      if (!isGenerateContentResponse(body.value)) return malformed();
+      if (!isGenerateContentResponse(body.value)) return notExpected('a GenerateContentResponse');
       return toChatCompletion(body.value, call.model.id);
     },
 
@@ -64,34 +65,3 @@ export const createGeminiProvider: ProviderFactory = (config, transport) => {
     },
   };
 };
-
-/** The body as JSON; a connection lost while it arrives is the provider being unreachable. */
-async function readJson(response: TransportResponse): Promise<Outcome<unknown>> {
-  let text: string;
-  try {
-    text = await response.body.text();
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, failure: { kind: 'unreachable', message } };
-  }
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return malformed();
-  }
-}
-
-/** A 200 whose body is not a GenerateContentResponse: the provider broke its contract. */
-function malformed(): Outcome<never> {
-  return {
-    ok: false,
-    failure: {
-      kind: 'status',
-      status: 502,
-      error: genericError(
-        502,
-        'The provider answered with a body that is not a GenerateContentResponse.',
-      ),
-    },
-  };
-}

@@ -7,7 +7,8 @@ import type {
   TransportResponse,
 } from '../../provider.ts';
 import { estimateTokens } from '../../token-estimate.ts';
-import { genericError, readErrorBody, statusFailure } from '../upstream-failure.ts';
+import { notExpected, readJsonBody } from '../response-body.ts';
+import { readErrorBody, statusFailure } from '../upstream-failure.ts';
 import { openAiErrorOf } from './openai.errors.ts';
 import { openAiChunks } from './openai.stream.ts';
 
@@ -47,13 +48,10 @@ export const createOpenAiProvider: ProviderFactory = (config, transport) => {
       if (!sent.ok) return sent;
       const response = sent.value;
       if (response.status !== 200) return failed(response);
-      let completion: ChatCompletion;
-      try {
-        completion = (await response.body.json()) as ChatCompletion;
-      } catch {
-        return malformed();
-      }
-      if (!Array.isArray(completion?.choices)) return malformed();
+      const body = await readJsonBody(response, 'a chat completion');
+      if (!body.ok) return body;
+      const completion = body.value as ChatCompletion;
+      if (!Array.isArray(completion?.choices)) return notExpected('a chat completion');
       completion.model = call.model.id;
       completion.usage ??= estimatedUsage(call, completion);
       return { ok: true, value: completion };
@@ -73,18 +71,6 @@ async function failed(response: TransportResponse): Promise<Outcome<never>> {
   return {
     ok: false,
     failure: statusFailure(response, openAiErrorOf(response.status, await readErrorBody(response))),
-  };
-}
-
-/** A 200 whose body is not a chat completion: the provider broke its contract. */
-function malformed(): Outcome<never> {
-  return {
-    ok: false,
-    failure: {
-      kind: 'status',
-      status: 502,
-      error: genericError(502, 'The provider answered with a body that is not a chat completion.'),
-    },
   };
 }
 

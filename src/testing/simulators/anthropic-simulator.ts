@@ -1,0 +1,513 @@
+import { randomInt } from 'node:crypto';
+import { once } from 'node:events';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * A loopback stand-in for Anthropic's Messages API (`POST /v1/messages`), speaking the wire
+ * format of the public API reference: it checks the key and `anthropic-version`, requires
+ * `model`, `max_tokens` and `messages`, answers `message` objects, and for `stream: true` sends
+ * the documented server-sent events (`message_start`, then per content block
+ * `content_block_start`, `content_block_delta`s and `content_block_stop`, then `message_delta`
+ * and `message_stop`, with a `ping` after the first block starts). Tests script what it
+ * answers next; without a script it echoes the last user text.
+ *
+ * Token counts are an estimate, not a tokenizer: `ceil(characters / 4)`, where the prompt's
+ * characters are the system prompt and all the text of all messages, and the answer's are its
+ * text, or each tool call's name and JSON input.
+ *
+ * @example
+ * const sim = await startAnthropicSimulator({ apiKey: 'sk-ant-test' });
+ * sim.script({ kind: 'error', status: 529 });
+ * const client = new Anthropic({ baseURL: sim.baseUrl, apiKey: 'sk-ant-test' });
+ * await sim.close();
+ */
+export interface AnthropicSimulator {
+  /** `http://127.0.0.1:PORT`, without `/v1`: what the Anthropic SDK takes as `baseURL`. */
+  readonly baseUrl: string;
+  /** Every request that passed authentication and parsed as JSON, in arrival order. */
+  readonly requests: RecordedRequest[];
+  /** Queues the answer to a later request (first in, first out). */
+  script(next: Scripted): void;
+  /** Stops listening and destroys live connections, hung ones included. */
+  close(): Promise<void>;
+}
+
+export interface AnthropicSimulatorOptions {
+  /** The key requests must carry (keyOf). Default `sk-ant-simulator`. */
+  apiKey?: string;
+  /** Pause between streamed events, in milliseconds. Default 2. */
+  chunkDelayMs?: number;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The parsed JSON body. */
+  readonly body: MessagesRequestBody;
+}
+
+export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
+
+export interface ScriptedToolUse {
+  /** `toolu_…`, as Anthropic names tool calls. */
+  readonly id: string;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
+
+export interface ScriptedUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
+export type Scripted =
+  | {
+      kind: 'text';
+      text: string;
+      stopReason?: Exclude<StopReason, 'tool_use'>;
+      /** The stop sequence that ended the text, with `stopReason: 'stop_sequence'`. */
+      stopSequence?: string;
+      usage?: ScriptedUsage;
+    }
+  /** `tool_use` blocks, after a text block when `text` is given. */
+  | { kind: 'tool_calls'; calls: readonly ScriptedToolUse[]; text?: string; usage?: ScriptedUsage }
+  | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
+  /** Accepts the request and never answers. */
+  | { kind: 'hang' }
+  /** Destroys the socket without a response. */
+  | { kind: 'drop' }
+  /**
+   * Streams `text` (default "Partial answer") then an `error` event (default
+   * `overloaded_error`) and ends; the error's status (529) when not streaming.
+   */
+  | { kind: 'error-mid-stream'; text?: string; error?: { type: string; message: string } };
+
+/** The parts of a request body the simulator reads; the rest is recorded as sent. */
+export interface MessagesRequestBody {
+  readonly model?: unknown;
+  readonly max_tokens?: unknown;
+  readonly messages?: unknown;
+  readonly system?: unknown;
+  readonly temperature?: unknown;
+  readonly stream?: unknown;
+  readonly [key: string]: unknown;
+}
+
+type Reply = Extract<Scripted, { kind: 'text' | 'tool_calls' }>;
+
+interface WireUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+  service_tier: 'standard';
+}
+
+type WireBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+/** The fields shared by the whole of one answer. */
+interface Answer {
+  readonly id: string;
+  readonly model: string;
+  readonly blocks: WireBlock[];
+  readonly stopReason: StopReason;
+  readonly stopSequence: string | null;
+  readonly usage: WireUsage;
+}
+
+/** Anthropic's error `type` for each status its reference lists. */
+const ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+const ERROR_MESSAGES: Readonly<Record<string, string>> = {
+  authentication_error: 'invalid x-api-key',
+  permission_error: 'Your API key does not have permission to use the specified resource.',
+  not_found_error: 'Not found',
+  request_too_large: 'Request exceeds the maximum allowed number of bytes.',
+  rate_limit_error: 'Number of request tokens has exceeded your per-minute rate limit.',
+  api_error: 'Internal server error',
+  overloaded_error: 'Overloaded',
+};
+
+export async function startAnthropicSimulator(
+  options: AnthropicSimulatorOptions = {},
+): Promise<AnthropicSimulator> {
+  const apiKey = options.apiKey ?? 'sk-ant-simulator';
+  const chunkDelayMs = options.chunkDelayMs ?? 2;
+  const requests: RecordedRequest[] = [];
+  const queue: Scripted[] = [];
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const raw = await readBody(req);
+    if (req.method !== 'POST' || path !== '/v1/messages') {
+      return sendError(res, 404, 'not_found_error', 'Not found');
+    }
+    if (keyOf(req.headers) !== apiKey) {
+      return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
+    }
+    if (req.headers['anthropic-version'] === undefined) {
+      return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+    }
+    const body = parseBody(raw);
+    if (body === undefined) {
+      return sendError(
+        res,
+        400,
+        'invalid_request_error',
+        'There was an error parsing the body of your request.',
+      );
+    }
+    requests.push({ method: req.method, path, headers: req.headers, body });
+    const problem = problemOf(body);
+    if (problem !== undefined) return sendError(res, 400, 'invalid_request_error', problem);
+
+    const next = queue.shift() ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
+    const streaming = body.stream === true;
+    switch (next.kind) {
+      case 'hang':
+        return;
+      case 'drop':
+        res.socket?.destroy();
+        return;
+      case 'error': {
+        const type = errorTypeOf(next.status);
+        const fallback = errorBody(type, ERROR_MESSAGES[type] ?? `Simulated error ${next.status}`);
+        return sendJson(res, next.status, next.body ?? fallback, next.headers);
+      }
+      case 'error-mid-stream': {
+        const error = next.error ?? { type: 'overloaded_error', message: 'Overloaded' };
+        if (!streaming) return sendError(res, statusOf(error.type), error.type, error.message);
+        const answer = answerOf(body, { kind: 'text', text: next.text ?? 'Partial answer' });
+        return streamThenFail(res, answer, error);
+      }
+      case 'text':
+      case 'tool_calls': {
+        const answer = answerOf(body, next);
+        if (streaming) return stream(res, answer);
+        return sendJson(res, 200, messageObject(answer, answer.blocks, answer.usage));
+      }
+    }
+  }
+
+  /**
+   * The documented event flow: `message_start` (empty content, `stop_reason` null, the input
+   * tokens and a first output count), each block's start, deltas and stop, then `message_delta` (stop reason, cumulative output tokens) and
+   * `message_stop`. Tool input streams as `input_json_delta` pieces, the first one empty.
+   */
+  async function stream(res: ServerResponse, answer: Answer): Promise<void> {
+    startEventStream(res);
+    await writeEvent(res, {
+      type: 'message_start',
+      message: messageObject(answer, [], { ...answer.usage, output_tokens: 1 }, true),
+    });
+    for (const [index, block] of answer.blocks.entries()) {
+      await writeBlock(res, index, block);
+      await writeEvent(res, { type: 'content_block_stop', index });
+    }
+    if (answer.blocks.length === 0) await writeEvent(res, { type: 'ping' });
+    await writeEvent(res, {
+      type: 'message_delta',
+      delta: { stop_reason: answer.stopReason, stop_sequence: answer.stopSequence },
+      usage: { output_tokens: answer.usage.output_tokens },
+    });
+    await writeEvent(res, { type: 'message_stop' });
+    res.end();
+  }
+
+  /**
+   * A block's start and deltas (its stop is the caller's to send), with the `ping` the
+   * reference shows right after the first block starts.
+   */
+  async function writeBlock(res: ServerResponse, index: number, block: WireBlock): Promise<void> {
+    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
+    await writeEvent(res, { type: 'content_block_start', index, content_block: start });
+    if (index === 0) await writeEvent(res, { type: 'ping' });
+    const deltas =
+      block.type === 'text'
+        ? splitText(block.text).map((text) => ({ type: 'text_delta', text }))
+        : ['', ...splitJson(JSON.stringify(block.input))].map((partial_json) => ({
+            type: 'input_json_delta',
+            partial_json,
+          }));
+    for (const delta of deltas)
+      await writeEvent(res, { type: 'content_block_delta', index, delta });
+  }
+
+  /**
+   * An error after the 200 headers are out: Anthropic sends it as an `error` event, shaped like
+   * an error body, and ends the stream without `message_stop`.
+   */
+  async function streamThenFail(
+    res: ServerResponse,
+    answer: Answer,
+    error: { type: string; message: string },
+  ): Promise<void> {
+    startEventStream(res);
+    await writeEvent(res, {
+      type: 'message_start',
+      message: messageObject(answer, [], { ...answer.usage, output_tokens: 1 }, true),
+    });
+    const [block] = answer.blocks;
+    if (block !== undefined) await writeBlock(res, 0, block);
+    await writeEvent(res, { type: 'error', error });
+    res.end();
+  }
+
+  function startEventStream(res: ServerResponse): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'request-id': requestId(),
+    });
+    res.flushHeaders();
+  }
+
+  async function writeEvent(
+    res: ServerResponse,
+    payload: { type: string; [field: string]: unknown },
+  ): Promise<void> {
+    if (res.destroyed) throw new Error('client went away');
+    res.write(`event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`);
+    if (chunkDelayMs > 0) await sleep(chunkDelayMs);
+  }
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    script(next) {
+      queue.push(next);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}
+
+/**
+ * The key a request carries: `x-api-key`, the header Anthropic's reference documents, or else
+ * `Authorization: Bearer`, which the official TypeScript SDK sends the API key in.
+ */
+function keyOf(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers['x-api-key'];
+  if (header !== undefined) return Array.isArray(header) ? header[0] : header;
+  return /^Bearer (.+)$/.exec(headers.authorization ?? '')?.[1];
+}
+
+/** The first problem Anthropic would name, in its `field: problem` wording. */
+function problemOf(body: MessagesRequestBody): string | undefined {
+  if (body.model === undefined) return 'model: Field required';
+  if (typeof body.model !== 'string' || body.model === '') {
+    return 'model: Input should be a valid string';
+  }
+  if (body.max_tokens === undefined) return 'max_tokens: Field required';
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) {
+    return 'max_tokens: Input should be a valid integer';
+  }
+  if (body.max_tokens < 1) return 'max_tokens: Input should be greater than or equal to 1';
+  if (body.messages === undefined) return 'messages: Field required';
+  if (!Array.isArray(body.messages)) return 'messages: Input should be a valid list';
+  for (const [index, message] of body.messages.entries()) {
+    if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
+      return `messages.${index}.role: Input should be 'user' or 'assistant'`;
+    }
+    if (typeof message.content !== 'string' && !Array.isArray(message.content)) {
+      return `messages.${index}.content: Input should be a valid string or list`;
+    }
+  }
+  if (body.temperature === undefined) return undefined;
+  if (typeof body.temperature !== 'number') return 'temperature: Input should be a valid number';
+  if (body.temperature < 0) return 'temperature: Input should be greater than or equal to 0';
+  if (body.temperature > 1) return 'temperature: Input should be less than or equal to 1';
+  return undefined;
+}
+
+function answerOf(body: MessagesRequestBody, reply: Reply): Answer {
+  const blocks: WireBlock[] = [];
+  if (reply.kind === 'text' || (reply.text !== undefined && reply.text !== '')) {
+    blocks.push({ type: 'text', text: reply.text ?? '' });
+  }
+  if (reply.kind === 'tool_calls') {
+    for (const call of reply.calls) blocks.push({ type: 'tool_use', ...call });
+  }
+  const answerText = blocks
+    .map((block) => (block.type === 'text' ? block.text : block.name + JSON.stringify(block.input)))
+    .join('');
+  return {
+    id: `msg_01${base62(22)}`,
+    model: body.model as string,
+    blocks,
+    stopReason: reply.kind === 'tool_calls' ? 'tool_use' : (reply.stopReason ?? 'end_turn'),
+    stopSequence: reply.kind === 'text' ? (reply.stopSequence ?? null) : null,
+    usage: {
+      input_tokens: reply.usage?.input_tokens ?? estimateTokens(promptText(body)),
+      cache_creation_input_tokens: reply.usage?.cache_creation_input_tokens ?? 0,
+      cache_read_input_tokens: reply.usage?.cache_read_input_tokens ?? 0,
+      output_tokens: reply.usage?.output_tokens ?? estimateTokens(answerText),
+      service_tier: 'standard',
+    },
+  };
+}
+
+/** A `message` object; in `message_start` its content is empty and its stop reason null. */
+function messageObject(answer: Answer, content: WireBlock[], usage: WireUsage, starting = false) {
+  return {
+    id: answer.id,
+    type: 'message',
+    role: 'assistant',
+    model: answer.model,
+    content,
+    stop_reason: starting ? null : answer.stopReason,
+    stop_sequence: starting ? null : answer.stopSequence,
+    usage,
+  };
+}
+
+/** `ceil(characters / 4)`: a rule of thumb for English text. */
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A content's text: a string, or its `text` blocks (tool results' contents included). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block: unknown) => {
+      if (!isObject(block)) return '';
+      if (block.type === 'tool_result') return textOf(block.content);
+      return block.type === 'text' && typeof block.text === 'string' ? block.text : '';
+    })
+    .join('');
+}
+
+function messagesOf(body: MessagesRequestBody): Record<string, unknown>[] {
+  return Array.isArray(body.messages) ? body.messages.filter(isObject) : [];
+}
+
+function promptText(body: MessagesRequestBody): string {
+  return (
+    textOf(body.system) +
+    messagesOf(body)
+      .map((message) => textOf(message.content))
+      .join('')
+  );
+}
+
+/** The text the user typed last: its turn's `text` blocks, tool results left out. */
+function lastUserText(body: MessagesRequestBody): string {
+  const user = messagesOf(body).findLast((message) => message.role === 'user');
+  const content: unknown = user?.content;
+  return textOf(
+    Array.isArray(content)
+      ? content.filter((block: unknown) => isObject(block) && block.type === 'text')
+      : content,
+  );
+}
+
+/** Words with their trailing whitespace, so the pieces join back to the text exactly. */
+function splitText(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? (text === '' ? [] : [text]);
+}
+
+function splitJson(json: string, size = 8): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < json.length; at += size) pieces.push(json.slice(at, at + size));
+  return pieces;
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+function base62(length: number): string {
+  return Array.from({ length }, () => BASE62.charAt(randomInt(BASE62.length))).join('');
+}
+
+function errorTypeOf(status: number): string {
+  return ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+function statusOf(errorType: string): number {
+  const entry = Object.entries(ERROR_TYPES).find(([, type]) => type === errorType);
+  return entry === undefined ? 500 : Number(entry[0]);
+}
+
+function errorBody(type: string, message: string) {
+  return { type: 'error', error: { type, message }, request_id: requestId() };
+}
+
+function sendError(res: ServerResponse, status: number, type: string, message: string): void {
+  sendJson(res, status, errorBody(type, message));
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'request-id': requestId(),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Anthropic's request ids look like `req_011C…`. */
+function requestId(): string {
+  return `req_011C${base62(20)}`;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function parseBody(raw: string): MessagesRequestBody | undefined {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
