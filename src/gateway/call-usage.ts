@@ -2,7 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { costMicroUsd } from '../usage/usage.cost.ts';
 import type { UsageRecorder } from '../usage/usage.recorder.ts';
 import type { ModelConfig } from './catalog.ts';
-import type { ChatUsage } from './provider.ts';
+import type { ChatRequest } from './chat.schemas.ts';
+import type { ChatChunk, ChatUsage } from './provider.ts';
+import { estimatePromptTokens, tokensOfChars } from './token-estimate.ts';
 
 /** Who made a call of the chat interface: the API key's organization, user and key. */
 export interface Caller {
@@ -56,6 +58,47 @@ export function createCallUsage(recorder: UsageRecorder, log: FastifyBaseLogger)
       recorder.record(row).catch((error: unknown) => {
         log.error({ err: error, usage: row }, 'usage of a chat call could not be recorded');
       });
+    },
+  };
+}
+
+/** A stream's chunks as they pass, and what they say of its usage. */
+export interface StreamTally {
+  /** The source's chunks, every one, unchanged. */
+  readonly chunks: AsyncIterable<ChatChunk>;
+  /**
+   * The provider's usage; when the stream was cut before it came, an estimate: the prompt's,
+   * and of what was passed on so far.
+   */
+  usage(): ChatUsage;
+}
+
+export function tallyStream(source: AsyncIterable<ChatChunk>, request: ChatRequest): StreamTally {
+  let reported: ChatUsage | undefined;
+  let chars = 0;
+  async function* chunks(): AsyncGenerator<ChatChunk> {
+    for await (const chunk of source) {
+      if (chunk.usage) reported = chunk.usage;
+      for (const choice of chunk.choices) {
+        chars += choice.delta.content?.length ?? 0;
+        for (const call of choice.delta.tool_calls ?? []) {
+          chars += call.function?.arguments?.length ?? 0;
+        }
+      }
+      yield chunk;
+    }
+  }
+  return {
+    chunks: chunks(),
+    usage() {
+      if (reported) return reported;
+      const prompt = estimatePromptTokens(request);
+      const completion = tokensOfChars(chars);
+      return {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+      };
     },
   };
 }

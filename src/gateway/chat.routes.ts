@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { CallUsage } from './call-usage.ts';
+import { type CallUsage, tallyStream } from './call-usage.ts';
+import { abortWhenGone } from './caller-connection.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import { checkChatRequest } from './chat.validation.ts';
 import type { Dispatched, Dispatcher } from './dispatch.ts';
@@ -7,7 +8,6 @@ import { GatewayError } from './openai-errors.ts';
 import { type ChatChunk, type ChatUsage, UpstreamStreamError } from './provider.ts';
 import { genericError } from './providers/upstream-failure.ts';
 import { openEventStream } from './sse.ts';
-import { estimatePromptTokens, tokensOfChars } from './token-estimate.ts';
 
 /**
  * Images travel inside the body as data URLs; OpenAI takes requests of up to 50 MB with images of
@@ -37,61 +37,58 @@ export function registerChatRoutes(app: FastifyInstance, deps: ChatRoutesDeps): 
       if (checked instanceof GatewayError) throw checked;
       const caller = request.keyHolder;
       const signal = abortWhenGone(reply);
+      const settle = (
+        outcome: Dispatched<unknown>,
+        status: number,
+        reported: ChatUsage | undefined,
+      ) => {
+        const model = outcome.model;
+        if (model) usage.finished({ caller, model, usage: reported, status, startedAt });
+      };
 
       if (checked.stream === true) {
         const dispatched = await dispatcher.stream(checked, signal);
-        if (!dispatched.ok) return refuse(dispatched);
-        const { status, reported } = await relay(reply, checked, dispatched);
-        usage.finished({ caller, model: dispatched.model, usage: reported, status, startedAt });
+        if (!dispatched.ok) {
+          settle(dispatched, signal.aborted ? 499 : dispatched.error.status, undefined);
+          throw dispatched.error;
+        }
+        const tally = tallyStream(dispatched.value, checked);
+        const status = await relay(reply, checked, tally.chunks, dispatched.headers);
+        settle(dispatched, status, tally.usage());
         return reply;
       }
 
       const dispatched = await dispatcher.complete(checked, signal);
-      if (!dispatched.ok) return refuse(dispatched);
-      usage.finished({
-        caller,
-        model: dispatched.model,
-        usage: dispatched.value.usage,
-        status: 200,
-        startedAt,
-      });
-      return reply.headers(dispatched.headers).send(dispatched.value);
-
-      function refuse(failed: Extract<Dispatched<unknown>, { ok: false }>): never {
-        if (failed.model) {
-          const status = signal.aborted ? 499 : failed.error.status;
-          usage.finished({ caller, model: failed.model, usage: undefined, status, startedAt });
-        }
-        throw failed.error;
+      if (!dispatched.ok) {
+        settle(dispatched, signal.aborted ? 499 : dispatched.error.status, undefined);
+        throw dispatched.error;
       }
+      settle(dispatched, 200, dispatched.value.usage);
+      return reply.headers(dispatched.headers).send(dispatched.value);
     },
   );
 }
 
 /**
- * Forwards the chunks one for one as they arrive. Returns what the caller got (200; 502 when
- * the provider failed mid-stream; 499 when the caller left) and the usage to record: the
- * provider's, or when the stream was cut before it came, an estimate of what was sent.
+ * Forwards the chunks one for one as they arrive, and says what the caller got: 200; 502 when
+ * the provider failed mid-stream; 499 when the caller left.
  */
 async function relay(
   reply: FastifyReply,
   request: ChatRequest,
-  dispatched: Extract<Dispatched<AsyncIterable<ChatChunk>>, { ok: true }>,
-): Promise<{ status: number; reported: ChatUsage | undefined }> {
+  chunks: AsyncIterable<ChatChunk>,
+  headers: Readonly<Record<string, string>>,
+): Promise<number> {
   const wantsUsage = request.stream_options?.include_usage === true;
-  const events = openEventStream(reply, dispatched.headers);
-  let reported: ChatUsage | undefined;
-  let sentChars = 0;
+  const events = openEventStream(reply, headers);
   let status = 200;
   try {
-    for await (const chunk of dispatched.value) {
+    for await (const chunk of chunks) {
       if (chunk.choices.length === 0) {
-        reported = chunk.usage ?? reported;
         if (!wantsUsage) continue;
-      } else {
-        sentChars += deltaChars(chunk);
+      } else if (wantsUsage) {
         // As OpenAI does: with include_usage every chunk has `usage`, null but on the last.
-        if (wantsUsage) chunk.usage = null;
+        chunk.usage = null;
       }
       if (!(await events.send(`data: ${JSON.stringify(chunk)}\n\n`))) {
         status = 499;
@@ -109,33 +106,5 @@ async function relay(
     await events.send(`data: ${JSON.stringify({ error: failure })}\n\n`);
   }
   events.end();
-  if (reported === undefined) {
-    const prompt = estimatePromptTokens(request);
-    const completion = tokensOfChars(sentChars);
-    reported = {
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-    };
-  }
-  return { status, reported };
-}
-
-function deltaChars(chunk: ChatChunk): number {
-  let chars = 0;
-  for (const choice of chunk.choices) {
-    chars += choice.delta.content?.length ?? 0;
-    for (const call of choice.delta.tool_calls ?? [])
-      chars += call.function?.arguments?.length ?? 0;
-  }
-  return chars;
-}
-
-/** A signal that aborts the provider's call when the caller disconnects before the answer ends. */
-function abortWhenGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
+  return status;
 }

@@ -50,7 +50,11 @@ function checkToolReferences(messages: readonly ChatMessage[]): GatewayError | u
 
 type SchemaError = ReturnType<typeof checkRequest.Errors>[number];
 
-function firstProblem(errors: readonly SchemaError[], base: string): GatewayError {
+/**
+ * The first problem of a body the schema refused, as OpenAI words it: a missing parameter by
+ * name, else the deepest invalid one. `base` prefixes the parameter path (`messages[2]`).
+ */
+export function firstProblem(errors: readonly SchemaError[], base = ''): GatewayError {
   const missing = errors.find((error) => error.keyword === 'required');
   if (missing) {
     const parameter = join(

@@ -18,6 +18,7 @@ import {
 } from './openai-errors.ts';
 import { createProviders } from './providers/provider-kinds.ts';
 import { createTransport } from './providers/transport.ts';
+import { registerResponsesRoutes } from './responses/responses.routes.ts';
 
 export interface GatewayRoutesDeps {
   readonly catalog: Catalog;
@@ -89,7 +90,9 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
         providers: createProviders(catalog, transport),
         breaker: deps.breaker ?? createCircuitBreaker(),
       });
-      registerChatRoutes(app, { dispatcher, usage: createCallUsage(deps.usage, app.log) });
+      const usage = createCallUsage(deps.usage, app.log);
+      registerChatRoutes(app, { dispatcher, usage });
+      registerResponsesRoutes(app, { dispatcher, usage });
 
       const models = () => [
         ...catalog.models.map((model) => ({

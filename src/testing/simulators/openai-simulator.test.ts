@@ -198,3 +198,161 @@ describe('OpenAI simulator', () => {
     expect(sim.requests[0]?.headers.authorization).toBe(`Bearer ${apiKey}`);
   });
 });
+
+describe('OpenAI simulator, Responses API', () => {
+  it('answers a non-streaming request with a Response object', async () => {
+    sim.script({ kind: 'text', text: 'Hi! How can I help?' });
+    const response = await client.responses.create({
+      model: 'gpt-4o-mini',
+      instructions: 'Be brief.',
+      input: 'Hello there',
+    });
+
+    expect(response.id).toMatch(/^resp_/);
+    expect(response).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-4o-mini',
+      instructions: 'Be brief.',
+      error: null,
+      incomplete_details: null,
+      output: [
+        {
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'Hi! How can I help?', annotations: [] }],
+        },
+      ],
+    });
+    expect(response.output[0]?.id).toMatch(/^msg_/);
+    expect(response.output_text).toBe('Hi! How can I help?');
+    // ceil(("Be brief." + "Hello there").length / 4) = ceil(20 / 4); ceil(19 / 4).
+    expect(response.usage).toEqual({
+      input_tokens: 5,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 10,
+    });
+    expect(sim.requests[0]).toMatchObject({
+      path: '/v1/responses',
+      body: { input: 'Hello there' },
+    });
+  });
+
+  it('echoes the last user message when nothing is scripted', async () => {
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: [
+        { role: 'user', content: 'First' },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: [{ type: 'input_text', text: 'Second' }] },
+      ],
+    });
+    expect(response.output_text).toBe('You said: Second');
+  });
+
+  it('streams text that responses.stream() rebuilds, in numbered events', async () => {
+    const text = 'The quick brown fox jumps over the lazy dog.';
+    sim.script({ kind: 'text', text });
+    const stream = client.responses.stream({ model: 'gpt-4o-mini', input: 'Hello there' });
+    const events: { type: string; sequence_number: number }[] = [];
+    stream.on('event', (event) => events.push(event));
+    const final = await stream.finalResponse();
+
+    expect(final.output_text).toBe(text);
+    expect(final.status).toBe('completed');
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    const deltas = events.filter((event) => event.type === 'response.output_text.delta');
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(events.map((event) => event.type).filter((type) => !type.endsWith('.delta'))).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+  });
+
+  it('answers function calls, whole and streamed', async () => {
+    const calls = [
+      { id: 'call_weather', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' },
+      { id: 'call_time', name: 'get_time', arguments: '{"timezone":"Europe/Paris"}' },
+    ];
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'get_weather',
+        parameters: { type: 'object' },
+        strict: false,
+      },
+      {
+        type: 'function' as const,
+        name: 'get_time',
+        parameters: { type: 'object' },
+        strict: false,
+      },
+    ];
+    const expected = calls.map((call) => ({
+      type: 'function_call',
+      status: 'completed',
+      call_id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    }));
+
+    sim.script({ kind: 'tool_calls', calls });
+    const whole = await client.responses.create({ model: 'gpt-4o-mini', input: 'Hi', tools });
+    expect(whole.output).toMatchObject(expected);
+    expect(whole.output[0]?.id).toMatch(/^fc_/);
+
+    sim.script({ kind: 'tool_calls', calls });
+    const streamed = await client.responses
+      .stream({ model: 'gpt-4o-mini', input: 'Hi', tools })
+      .finalResponse();
+    expect(streamed.output).toMatchObject(expected);
+
+    sim.script({ kind: 'tool_calls', calls });
+    const events = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'Hi',
+      tools,
+      stream: true,
+    });
+    let args = '';
+    for await (const event of events) {
+      if (event.type === 'response.function_call_arguments.delta' && event.output_index === 0) {
+        args += event.delta;
+      }
+    }
+    expect(args).toBe(calls[0]?.arguments);
+  });
+
+  it('ends an answer cut at the length limit as incomplete', async () => {
+    sim.script({ kind: 'text', text: 'Once upon a', finishReason: 'length' });
+    const final = await client.responses
+      .stream({ model: 'gpt-4o', input: 'Tell me a story' })
+      .finalResponse();
+    expect(final.status).toBe('incomplete');
+    expect(final.incomplete_details).toEqual({ reason: 'max_output_tokens' });
+    expect(final.output[0]).toMatchObject({ type: 'message', status: 'incomplete' });
+  });
+
+  it('fails mid-stream with an error event that the SDK throws', async () => {
+    sim.script({ kind: 'error-mid-stream', text: 'Half an answer' });
+    const stream = await client.responses.create({ model: 'gpt-4o', input: 'Hi', stream: true });
+    let received = '';
+    const error = await (async () => {
+      for await (const event of stream) {
+        if (event.type === 'response.output_text.delta') received += event.delta;
+      }
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.message).toMatch(/server had an error/);
+    expect(received).toBe('Half an answer');
+  });
+});

@@ -8,12 +8,18 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  answerResponses,
+  lastInputText,
+  type ResponsesWire,
+} from './openai-responses-simulator.ts';
 
 /**
  * A loopback stand-in for OpenAI's Chat Completions API (`POST /v1/chat/completions`), speaking
  * the wire format of the public API reference: `chat.completion` objects, and for `stream: true`
- * server-sent `chat.completion.chunk` events ending with `data: [DONE]`. Tests script what it
- * answers next; without a script it echoes the last user message.
+ * server-sent `chat.completion.chunk` events ending with `data: [DONE]`. It serves the Responses
+ * API too (`POST /v1/responses`, openai-responses-simulator.ts). Tests script what it answers
+ * next, whichever of the two is asked; without a script it echoes the last user message.
  *
  * Token counts are an estimate, not a tokenizer: `ceil(characters / 4)`, where the prompt's
  * characters are all the text of all messages (string contents and `text` parts) and the
@@ -47,7 +53,7 @@ export interface RecordedRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
-  /** The parsed JSON body. */
+  /** The parsed JSON body: a chat completions request, or a Responses one. */
   readonly body: ChatCompletionRequest;
 }
 
@@ -73,7 +79,10 @@ export type Scripted =
   | { kind: 'hang' }
   /** Destroys the socket without a response. */
   | { kind: 'drop' }
-  /** Streams `text` (default "Partial answer") then an error event and ends; 500 when not streaming. */
+  /**
+   * Streams `text` (default "Partial answer") then an error event and ends (for `/v1/responses`,
+   * an `error` event then `response.failed`); 500 when not streaming.
+   */
   | { kind: 'error-mid-stream'; text?: string };
 
 /** The parts of a request body the simulator reads; the rest is recorded as sent. */
@@ -129,7 +138,7 @@ export async function startOpenAiSimulator(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const raw = await readBody(req);
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/responses')) {
       return sendError(res, 404, {
         message: `Invalid URL (${req.method} ${path})`,
         type: 'invalid_request_error',
@@ -155,15 +164,11 @@ export async function startOpenAiSimulator(
       });
     }
     requests.push({ method: req.method, path, headers: req.headers, body });
-    const answer = queue.shift() ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
-    const completion: Completion = {
-      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
-      created: Math.floor(Date.now() / 1000),
-      model: body.model ?? 'gpt-4o-mini',
-      choices: Math.max(1, body.n ?? 1),
+    const responses = path === '/v1/responses';
+    const answer = queue.shift() ?? {
+      kind: 'text',
+      text: `You said: ${responses ? lastInputText(body, wire) : lastUserText(body)}`,
     };
-    const promptTokens = estimateTokens(promptText(body));
-
     switch (answer.kind) {
       case 'hang':
         return;
@@ -177,6 +182,17 @@ export async function startOpenAiSimulator(
           answer.body ?? { error: defaultError(answer.status) },
           answer.headers,
         );
+    }
+    if (responses) return answerResponses(res, body, answer, wire);
+
+    const completion: Completion = {
+      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      created: Math.floor(Date.now() / 1000),
+      model: body.model ?? 'gpt-4o-mini',
+      choices: Math.max(1, body.n ?? 1),
+    };
+    const promptTokens = estimateTokens(promptText(body));
+    switch (answer.kind) {
       case 'error-mid-stream':
         if (body.stream !== true) return sendError(res, 500, defaultError(500));
         return streamThenFail(res, completion, answer.text ?? 'Partial answer');
@@ -296,6 +312,17 @@ export async function startOpenAiSimulator(
     await writeEvent(res, { error: defaultError(500) });
     res.end();
   }
+
+  const wire: ResponsesWire = {
+    startEventStream,
+    write: writeRaw,
+    sendJson,
+    errorFor: defaultError,
+    splitText,
+    splitArguments,
+    estimateTokens,
+    textOf,
+  };
 
   function startEventStream(res: ServerResponse): void {
     res.writeHead(200, {

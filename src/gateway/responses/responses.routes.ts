@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify';
+import { Compile } from 'typebox/compile';
+import { type CallUsage, tallyStream } from '../call-usage.ts';
+import { abortWhenGone } from '../caller-connection.ts';
+import type { ModelConfig } from '../catalog.ts';
+import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
+import { firstProblem } from '../chat.validation.ts';
+import type { Dispatcher } from '../dispatch.ts';
+import { GatewayError, invalidRequest } from '../openai-errors.ts';
+import type { ChatUsage } from '../provider.ts';
+import { openEventStream } from '../sse.ts';
+import { newResponseIds, toChatRequest, toResponse } from './responses.mapping.ts';
+import { ResponsesRequest } from './responses.schemas.ts';
+import { formatResponseEvent } from './responses.sse.ts';
+import { toResponseEvents } from './responses.stream.ts';
+
+const checkBody = Compile(ResponsesRequest);
+
+export interface ResponsesRoutesDeps {
+  readonly dispatcher: Dispatcher;
+  readonly usage: CallUsage;
+}
+
+/**
+ * `POST /v1/responses` (create), for every provider: the request is translated to chat
+ * completions, sent as any chat call is (routing, fallback, usage), and the answer translated
+ * back — a Response object, or with `stream: true` the documented event sequence from
+ * `response.created` to `response.completed` (or `response.failed`). Nothing is stored.
+ */
+export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRoutesDeps): void {
+  const { dispatcher, usage } = deps;
+
+  app.post(
+    '/responses',
+    { schema: { hide: true }, bodyLimit: GATEWAY_BODY_LIMIT },
+    async (request, reply) => {
+      const startedAt = Date.now();
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw invalidRequest('The request body must be a JSON object.');
+      }
+      if (!checkBody.Check(body)) throw firstProblem(checkBody.Errors(body));
+      const chat = toChatRequest(body);
+      if (chat instanceof GatewayError) throw chat;
+      const ids = newResponseIds();
+      const caller = request.keyHolder;
+      const signal = abortWhenGone(reply);
+      const settle = (
+        model: ModelConfig | undefined,
+        status: number,
+        reported: ChatUsage | undefined,
+      ) => {
+        if (model) usage.finished({ caller, model, usage: reported, status, startedAt });
+      };
+
+      if (body.stream === true) {
+        const dispatched = await dispatcher.stream(chat, signal);
+        if (!dispatched.ok) {
+          settle(dispatched.model, signal.aborted ? 499 : dispatched.error.status, undefined);
+          throw dispatched.error;
+        }
+        const tally = tallyStream(dispatched.value, chat);
+        const events = openEventStream(reply, dispatched.headers);
+        let status = 200;
+        try {
+          for await (const event of toResponseEvents(tally.chunks, body, ids)) {
+            if (event.type === 'response.failed') status = 502;
+            if (!(await events.send(formatResponseEvent(event)))) {
+              status = 499;
+              break;
+            }
+          }
+        } catch (error) {
+          // The failure events are out already; what broke is for the log.
+          request.log.error({ err: error }, 'a streamed response failed');
+          status = 502;
+        }
+        events.end();
+        settle(dispatched.model, status, tally.usage());
+        return reply;
+      }
+
+      const dispatched = await dispatcher.complete(chat, signal);
+      if (!dispatched.ok) {
+        settle(dispatched.model, signal.aborted ? 499 : dispatched.error.status, undefined);
+        throw dispatched.error;
+      }
+      settle(dispatched.model, 200, dispatched.value.usage);
+      return reply.headers(dispatched.headers).send(toResponse(dispatched.value, body, ids));
+    },
+  );
+}
