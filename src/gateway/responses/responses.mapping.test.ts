@@ -2,12 +2,8 @@ import { Compile } from 'typebox/compile';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../openai-errors.ts';
 import type { ChatCompletion, ChatCompletionMessage, FinishReason } from '../provider.ts';
-import {
-  newResponseIds,
-  type ResponseIds,
-  toChatRequest,
-  toResponse,
-} from './responses.mapping.ts';
+import { newResponseIds, type ResponseIds, toResponse } from './responses.mapping.ts';
+import { toChatRequest } from './responses.request.ts';
 import { ResponsesRequest } from './responses.schemas.ts';
 
 const model = 'openai/gpt-4.1';
