@@ -15,7 +15,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         title: 'mnemo',
         version: '1',
         description:
-          'Memory service for AI applications: short text memories about a user in an organization.',
+          'Memory service for AI applications: short text memories about a user in an organization. The chat interface under /v1 (models, chat completions, responses) imitates OpenAI’s API, authenticated by API keys, and is described by OpenAI’s own API reference with mnemo’s differences in docs/gateway.md; it is not repeated here.',
       },
       servers: [{ url: publicUrl }],
       components: {
