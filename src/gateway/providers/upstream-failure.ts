@@ -1,5 +1,6 @@
+import type { ProviderConfig } from '../catalog.ts';
 import type { OpenAiError } from '../openai-errors.ts';
-import type { TransportResponse, UpstreamFailure } from '../provider.ts';
+import type { Outcome, TransportResponse, UpstreamFailure } from '../provider.ts';
 
 /**
  * A provider's answer with an error status, as a failure: 401 and 403 mean it refused mnemo's
@@ -63,5 +64,20 @@ export function genericError(status: number, detail?: string): OpenAiError {
     type,
     param: null,
     code: null,
+  };
+}
+
+/**
+ * A provider whose key variable is unset: its calls could only be refused, so none is sent, and
+ * the caller sees what a refused key gives (502, the operator's to fix).
+ */
+export function missingKey(config: ProviderConfig): Outcome<never> {
+  return {
+    ok: false,
+    failure: {
+      kind: 'key-refused',
+      status: 401,
+      message: `No key for the provider ${config.name}: ${config.apiKeyEnv} is not set.`,
+    },
   };
 }

@@ -8,7 +8,7 @@ import {
 } from '../../provider.ts';
 import { notExpected, readJsonBody } from '../response-body.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
-import { genericError, readErrorBody, statusFailure } from '../upstream-failure.ts';
+import { genericError, missingKey, readErrorBody, statusFailure } from '../upstream-failure.ts';
 import { toMessagesCall } from './anthropic.mapping.ts';
 import {
   type AnswerContext,
@@ -38,16 +38,7 @@ export const createAnthropicProvider: ProviderFactory = (config, transport) => {
   const url = `${config.baseUrl}/v1/messages`;
 
   async function send(call: ProviderCall, stream: boolean): Promise<Outcome<Accepted>> {
-    if (config.apiKey === undefined) {
-      return {
-        ok: false,
-        failure: {
-          kind: 'key-refused',
-          status: 401,
-          message: `No key for the provider ${config.name}: ${config.apiKeyEnv} is not set.`,
-        },
-      };
-    }
+    if (config.apiKey === undefined) return missingKey(config);
     const mapped = toMessagesCall(call.request, call.model);
     if (!mapped.ok) return mapped;
     const { body, jsonTool } = mapped.value;

@@ -582,7 +582,7 @@ describe('Gemini provider: failures', () => {
       failure: {
         kind: 'key-refused',
         status: 401,
-        message: 'No key for the provider: GEMINI_API_KEY is not set.',
+        message: 'No key for the provider google: GEMINI_API_KEY is not set.',
       },
     };
     expect(await keyless.complete(call())).toEqual(refused);

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../../catalog.ts';
 import type { Outcome, ProviderCall, ProviderFactory, TransportResponse } from '../../provider.ts';
 import { notExpected, readJsonBody } from '../response-body.ts';
-import { readErrorBody } from '../upstream-failure.ts';
+import { missingKey, readErrorBody } from '../upstream-failure.ts';
 import { geminiFailureOf } from './gemini.errors.ts';
 import { toGenerateContentRequest } from './gemini.mapping.ts';
 import { isGenerateContentResponse, toChatCompletion } from './gemini.response.ts';
@@ -24,16 +24,7 @@ export const createGeminiProvider: ProviderFactory = (config, transport) => {
 
   /** Sends the call; settles with the answer once its status is 200, else with the failure. */
   async function send(call: ProviderCall, stream: boolean): Promise<Outcome<TransportResponse>> {
-    if (config.apiKey === undefined) {
-      return {
-        ok: false,
-        failure: {
-          kind: 'key-refused',
-          status: 401,
-          message: `No key for the provider: ${config.apiKeyEnv} is not set.`,
-        },
-      };
-    }
+    if (config.apiKey === undefined) return missingKey(config);
     const mapped = toGenerateContentRequest(call.request);
     if (!mapped.ok) {
       return { ok: false, failure: { kind: 'status', status: 400, error: mapped.error } };
