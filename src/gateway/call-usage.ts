@@ -15,8 +15,11 @@ export interface Caller {
 
 export interface FinishedCall {
   readonly caller: Caller;
-  /** The model that answered, or that was tried last when none did. */
-  readonly model: ModelConfig;
+  /**
+   * The model that answered, or that was tried last when none did; none when the call was
+   * refused before a model was chosen, and then nothing is recorded.
+   */
+  readonly model: ModelConfig | undefined;
   /** The provider's counts; none when it reported none (a failed call: zero tokens). */
   readonly usage: ChatUsage | undefined;
   /** What the caller got; 499 when the caller went away first. */
@@ -41,6 +44,7 @@ export interface CallUsage {
 export function createCallUsage(recorder: UsageRecorder, log: FastifyBaseLogger): CallUsage {
   return {
     finished({ caller, model, usage, status, startedAt }) {
+      if (model === undefined) return;
       const promptTokens = count(usage?.prompt_tokens);
       const completionTokens = count(usage?.completion_tokens);
       const row = {

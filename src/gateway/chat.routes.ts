@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type CallUsage, tallyStream } from './call-usage.ts';
 import { abortWhenGone } from './caller-connection.ts';
+import type { ModelConfig } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import { checkChatRequest } from './chat.validation.ts';
-import type { Dispatched, Dispatcher } from './dispatch.ts';
+import type { Dispatcher } from './dispatch.ts';
 import { GatewayError } from './openai-errors.ts';
 import { type ChatChunk, type ChatUsage, UpstreamStreamError } from './provider.ts';
 import { genericError } from './providers/upstream-failure.ts';
@@ -37,33 +38,27 @@ export function registerChatRoutes(app: FastifyInstance, deps: ChatRoutesDeps): 
       if (checked instanceof GatewayError) throw checked;
       const caller = request.keyHolder;
       const signal = abortWhenGone(reply);
-      const settle = (
-        outcome: Dispatched<unknown>,
-        status: number,
-        reported: ChatUsage | undefined,
-      ) => {
-        const model = outcome.model;
-        if (model) usage.finished({ caller, model, usage: reported, status, startedAt });
-      };
+      const finished = (model: ModelConfig | undefined, status: number, reported?: ChatUsage) =>
+        usage.finished({ caller, model, usage: reported, status, startedAt });
 
       if (checked.stream === true) {
         const dispatched = await dispatcher.stream(checked, signal);
         if (!dispatched.ok) {
-          settle(dispatched, signal.aborted ? 499 : dispatched.error.status, undefined);
+          finished(dispatched.model, signal.aborted ? 499 : dispatched.error.status);
           throw dispatched.error;
         }
         const tally = tallyStream(dispatched.value, checked);
         const status = await relay(reply, checked, tally.chunks, dispatched.headers);
-        settle(dispatched, status, tally.usage());
+        finished(dispatched.model, status, tally.usage());
         return reply;
       }
 
       const dispatched = await dispatcher.complete(checked, signal);
       if (!dispatched.ok) {
-        settle(dispatched, signal.aborted ? 499 : dispatched.error.status, undefined);
+        finished(dispatched.model, signal.aborted ? 499 : dispatched.error.status);
         throw dispatched.error;
       }
-      settle(dispatched, 200, dispatched.value.usage);
+      finished(dispatched.model, 200, dispatched.value.usage);
       return reply.headers(dispatched.headers).send(dispatched.value);
     },
   );

@@ -46,18 +46,13 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
       const ids = newResponseIds();
       const caller = request.keyHolder;
       const signal = abortWhenGone(reply);
-      const settle = (
-        model: ModelConfig | undefined,
-        status: number,
-        reported: ChatUsage | undefined,
-      ) => {
-        if (model) usage.finished({ caller, model, usage: reported, status, startedAt });
-      };
+      const finished = (model: ModelConfig | undefined, status: number, reported?: ChatUsage) =>
+        usage.finished({ caller, model, usage: reported, status, startedAt });
 
       if (body.stream === true) {
         const dispatched = await dispatcher.stream(chat, signal);
         if (!dispatched.ok) {
-          settle(dispatched.model, signal.aborted ? 499 : dispatched.error.status, undefined);
+          finished(dispatched.model, signal.aborted ? 499 : dispatched.error.status);
           throw dispatched.error;
         }
         const tally = tallyStream(dispatched.value, chat);
@@ -77,16 +72,16 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
           status = 502;
         }
         events.end();
-        settle(dispatched.model, status, tally.usage());
+        finished(dispatched.model, status, tally.usage());
         return reply;
       }
 
       const dispatched = await dispatcher.complete(chat, signal);
       if (!dispatched.ok) {
-        settle(dispatched.model, signal.aborted ? 499 : dispatched.error.status, undefined);
+        finished(dispatched.model, signal.aborted ? 499 : dispatched.error.status);
         throw dispatched.error;
       }
-      settle(dispatched.model, 200, dispatched.value.usage);
+      finished(dispatched.model, 200, dispatched.value.usage);
       return reply.headers(dispatched.headers).send(toResponse(dispatched.value, body, ids));
     },
   );
