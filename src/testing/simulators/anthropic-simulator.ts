@@ -1,13 +1,14 @@
 import { randomInt } from 'node:crypto';
-import { once } from 'node:events';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+  openEventStream,
+  pacedWriter,
+  parseJsonObject,
+  readBody,
+  sendJson as sendJsonBody,
+  startLoopbackServer,
+} from './loopback-server.ts';
+import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
 
 /**
  * A loopback stand-in for Anthropic's Messages API (`POST /v1/messages`), speaking the wire
@@ -158,10 +159,7 @@ export async function startAnthropicSimulator(
   const chunkDelayMs = options.chunkDelayMs ?? 2;
   const requests: RecordedRequest[] = [];
   const queue: Scripted[] = [];
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
+  const write = pacedWriter(chunkDelayMs);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -175,7 +173,7 @@ export async function startAnthropicSimulator(
     if (req.headers['anthropic-version'] === undefined) {
       return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
     }
-    const body = parseBody(raw);
+    const body: MessagesRequestBody | undefined = parseJsonObject(raw);
     if (body === undefined) {
       return sendError(
         res,
@@ -251,7 +249,7 @@ export async function startAnthropicSimulator(
     if (index === 0) await writeEvent(res, { type: 'ping' });
     const deltas =
       block.type === 'text'
-        ? splitText(block.text).map((text) => ({ type: 'text_delta', text }))
+        ? textPieces(block.text).map((text) => ({ type: 'text_delta', text }))
         : ['', ...splitJson(JSON.stringify(block.input))].map((partial_json) => ({
             type: 'input_json_delta',
             partial_json,
@@ -280,40 +278,21 @@ export async function startAnthropicSimulator(
     res.end();
   }
 
-  function startEventStream(res: ServerResponse): void {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'request-id': requestId(),
-    });
-    res.flushHeaders();
-  }
-
   async function writeEvent(
     res: ServerResponse,
     payload: { type: string; [field: string]: unknown },
   ): Promise<void> {
-    if (res.destroyed) throw new Error('client went away');
-    res.write(`event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`);
-    if (chunkDelayMs > 0) await sleep(chunkDelayMs);
+    await write(res, `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`);
   }
 
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-
+  const server = await startLoopbackServer(handle);
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.origin,
     requests,
     script(next) {
       queue.push(next);
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
-    },
+    close: server.close,
   };
 }
 
@@ -396,11 +375,6 @@ function messageObject(answer: Answer, content: WireBlock[], usage: WireUsage, s
   };
 }
 
-/** `ceil(characters / 4)`: a rule of thumb for English text. */
-function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -442,15 +416,9 @@ function lastUserText(body: MessagesRequestBody): string {
   );
 }
 
-/** Words with their trailing whitespace, so the pieces join back to the text exactly. */
-function splitText(text: string): string[] {
-  return text.match(/\s*\S+\s*/g) ?? (text === '' ? [] : [text]);
-}
-
-function splitJson(json: string, size = 8): string[] {
-  const pieces: string[] = [];
-  for (let at = 0; at < json.length; at += size) pieces.push(json.slice(at, at + size));
-  return pieces;
+/** A text block's deltas: its words, and none at all for an empty block. */
+function textPieces(text: string): string[] {
+  return text === '' ? [] : splitWords(text);
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -476,38 +444,21 @@ function sendError(res: ServerResponse, status: number, type: string, message: s
   sendJson(res, status, errorBody(type, message));
 }
 
+function startEventStream(res: ServerResponse): void {
+  openEventStream(res, { 'request-id': requestId() });
+}
+
+/** JSON as Anthropic answers it, with a `request-id` the scripted headers may override. */
 function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'request-id': requestId(),
-    ...headers,
-  });
-  res.end(text);
+  sendJsonBody(res, status, body, { 'request-id': requestId(), ...headers });
 }
 
 /** Anthropic's request ids look like `req_011C…`. */
 function requestId(): string {
   return `req_011C${base62(20)}`;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString('utf8');
-}
-
-function parseBody(raw: string): MessagesRequestBody | undefined {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+  openEventStream,
+  pacedWriter,
+  parseJsonObject,
+  readBody,
+  sendJson as sendJsonBody,
+  startLoopbackServer,
+} from './loopback-server.ts';
+import { estimateTokens, splitWords } from './scripted-text.ts';
 
 /**
  * A loopback stand-in for Google's Gemini API, speaking the wire format of its public
@@ -134,10 +135,7 @@ export async function startGeminiSimulator(
   const chunkDelayMs = options.chunkDelayMs ?? 2;
   const requests: RecordedRequest[] = [];
   const queue: Scripted[] = [];
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
+  const write = pacedWriter(chunkDelayMs);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -153,7 +151,7 @@ export async function startGeminiSimulator(
     const key = req.headers['x-goog-api-key'] ?? url.searchParams.get('key');
     if (key === undefined || key === null) return sendError(res, unregisteredCaller());
     if (key !== apiKey) return sendError(res, invalidKey());
-    const body = parseBody(raw);
+    const body = parseJsonObject(raw) as GenerateContentBody | undefined;
     if (body === undefined) {
       return sendError(res, {
         code: 400,
@@ -208,7 +206,7 @@ export async function startGeminiSimulator(
       }
       case 'error-mid-stream': {
         if (!stream) return sendError(res, defaultError(500));
-        const pieces = splitText(script.text ?? 'Partial answer').map((text) =>
+        const pieces = splitWords(script.text ?? 'Partial answer').map((text) =>
           responseObject(answer, [textPart(text)], {}, true),
         );
         return sendEvents(res, [...pieces, { error: defaultError(500) }], sse);
@@ -227,11 +225,9 @@ export async function startGeminiSimulator(
    * come.
    */
   async function sendEvents(res: ServerResponse, events: object[], sse: boolean): Promise<void> {
-    res.writeHead(200, {
+    openEventStream(res, {
       'content-type': sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
-      'cache-control': 'no-cache',
     });
-    res.flushHeaders();
     for (const [index, event] of events.entries()) {
       const json = JSON.stringify(event);
       await write(res, sse ? `data: ${json}\r\n\r\n` : `${index === 0 ? '[' : ',\r\n'}${json}`);
@@ -240,28 +236,14 @@ export async function startGeminiSimulator(
     res.end();
   }
 
-  async function write(res: ServerResponse, text: string): Promise<void> {
-    if (res.destroyed) throw new Error('client went away');
-    res.write(text);
-    if (chunkDelayMs > 0) await sleep(chunkDelayMs);
-  }
-
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-
+  const server = await startLoopbackServer(handle);
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.origin,
     requests,
     script(next) {
       queue.push(next);
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
-    },
+    close: server.close,
   };
 }
 
@@ -295,7 +277,7 @@ function responseObject(answer: Answer, parts: object[], final: Final, streamed 
 function streamedEvents(answer: Answer, reply: Reply): object[] {
   const pieces =
     reply.kind === 'text'
-      ? splitText(reply.text).map((text) => [textPart(text)])
+      ? splitWords(reply.text).map((text) => [textPart(text)])
       : partsOf(reply).map((part) => [part]);
   return pieces.map((parts, index) =>
     responseObject(answer, parts, index === pieces.length - 1 ? finalOf(answer, reply) : {}, true),
@@ -362,11 +344,6 @@ function promptUsage(answer: Answer): object {
 
 const textPart = (text: string) => ({ text });
 
-/** `ceil(characters / 4)`, the usual rule of thumb for English text. */
-function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
 function textOf(parts: readonly WirePart[] | undefined): string {
   return (parts ?? []).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
 }
@@ -381,11 +358,6 @@ function promptText(body: GenerateContentBody): string {
 function lastUserText(body: GenerateContentBody): string {
   const user = (body.contents ?? []).findLast((content) => (content.role ?? 'user') === 'user');
   return textOf(user?.parts);
-}
-
-/** Words with their trailing whitespace, so the pieces join back to the text exactly. */
-function splitText(text: string): string[] {
-  return text.match(/\s*\S+\s*/g) ?? [text];
 }
 
 /** Google's answer to a key it does not know: a 400, not a 401. */
@@ -464,34 +436,15 @@ function sendError(res: ServerResponse, error: WireError): void {
   sendJson(res, error.code, { error });
 }
 
+/** JSON as Google answers it: with a charset, and no request id header. */
 function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
+  sendJsonBody(res, status, body, {
     'content-type': 'application/json; charset=UTF-8',
-    'content-length': Buffer.byteLength(text),
     ...headers,
   });
-  res.end(text);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString('utf8');
-}
-
-function parseBody(raw: string): GenerateContentBody | undefined {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as GenerateContentBody)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

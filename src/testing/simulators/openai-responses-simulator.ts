@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Scripted, ScriptedToolCall } from './openai-simulator.ts';
+import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
 
 /** What a scripted answer can be for `/v1/responses`; hangs, drops and errors are shared. */
 export type ResponsesAnswer = Extract<
@@ -22,10 +23,6 @@ export interface ResponsesWire {
     param: string | null;
     code: string | null;
   };
-  /** Words with their trailing whitespace, joined back exactly. */
-  splitText(text: string): string[];
-  splitArguments(args: string): string[];
-  estimateTokens(text: string): number;
   /** A content's text: the string, or the `text` of each of its parts. */
   textOf(content: unknown): string;
 }
@@ -85,7 +82,7 @@ export async function answerResponses(
   await events.send({ type: 'response.created', response: shell });
   await events.send({ type: 'response.in_progress', response: shell });
   for (const [index, item] of output.entries()) {
-    await streamItem(events, index, item, wire);
+    await streamItem(events, index, item);
   }
   await events.send({
     type: incomplete ? 'response.incomplete' : 'response.completed',
@@ -210,11 +207,10 @@ function usageOf(body: ResponsesRequestBody, answer: Reply, wire: ResponsesWire)
       ? answer.text
       : answer.calls.map((call) => call.name + call.arguments).join('');
   const input =
-    (answer.kind === 'text' ? answer.usage?.prompt_tokens : undefined) ??
-    wire.estimateTokens(prompt);
+    (answer.kind === 'text' ? answer.usage?.prompt_tokens : undefined) ?? estimateTokens(prompt);
   const output =
     (answer.kind === 'text' ? answer.usage?.completion_tokens : undefined) ??
-    wire.estimateTokens(completion);
+    estimateTokens(completion);
   return {
     input_tokens: input,
     input_tokens_details: { cached_tokens: 0 },
@@ -240,12 +236,7 @@ function eventWriter(res: ServerResponse, wire: ResponsesWire): EventWriter {
 }
 
 /** One output item as OpenAI streams it: added, its deltas, its done events, done. */
-async function streamItem(
-  events: EventWriter,
-  index: number,
-  item: Item,
-  wire: ResponsesWire,
-): Promise<void> {
+async function streamItem(events: EventWriter, index: number, item: Item): Promise<void> {
   const at = { item_id: item.id, output_index: index };
   if (item.type === 'message') {
     await events.send({
@@ -254,16 +245,7 @@ async function streamItem(
       item: { ...item, status: 'in_progress', content: [] },
     });
     const text = item.content[0]?.text ?? '';
-    await openTextPart(events, at);
-    for (const delta of wire.splitText(text)) {
-      await events.send({
-        type: 'response.output_text.delta',
-        ...at,
-        content_index: 0,
-        delta,
-        logprobs: [],
-      });
-    }
+    await streamTextPart(events, at, text);
     await events.send({
       type: 'response.output_text.done',
       ...at,
@@ -283,7 +265,7 @@ async function streamItem(
       output_index: index,
       item: { ...item, status: 'in_progress', arguments: '' },
     });
-    for (const delta of wire.splitArguments(item.arguments)) {
+    for (const delta of splitJson(item.arguments)) {
       await events.send({ type: 'response.function_call_arguments.delta', ...at, delta });
     }
     await events.send({
@@ -295,13 +277,27 @@ async function streamItem(
   await events.send({ type: 'response.output_item.done', output_index: index, item });
 }
 
-function openTextPart(events: EventWriter, at: { item_id: string; output_index: number }) {
-  return events.send({
+/** A message's text part opened, then its text word by word; closing it is the caller's. */
+async function streamTextPart(
+  events: EventWriter,
+  at: { item_id: string; output_index: number },
+  text: string,
+): Promise<void> {
+  await events.send({
     type: 'response.content_part.added',
     ...at,
     content_index: 0,
     part: outputText(''),
   });
+  for (const delta of splitWords(text)) {
+    await events.send({
+      type: 'response.output_text.delta',
+      ...at,
+      content_index: 0,
+      delta,
+      logprobs: [],
+    });
+  }
 }
 
 /** A message begun, then OpenAI's failure after the 200: an `error` event, `response.failed`. */
@@ -324,16 +320,7 @@ async function streamThenFail(
   await events.send({ type: 'response.created', response: shell });
   await events.send({ type: 'response.in_progress', response: shell });
   await events.send({ type: 'response.output_item.added', output_index: 0, item: message });
-  await openTextPart(events, at);
-  for (const delta of wire.splitText(text)) {
-    await events.send({
-      type: 'response.output_text.delta',
-      ...at,
-      content_index: 0,
-      delta,
-      logprobs: [],
-    });
-  }
+  await streamTextPart(events, at, text);
   const error = wire.errorFor(500);
   await events.send({ type: 'error', error: { ...error, code: error.code ?? 'server_error' } });
   await events.send({

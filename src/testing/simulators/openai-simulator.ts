@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+  openEventStream,
+  pacedWriter,
+  parseJsonObject,
+  readBody,
+  sendJson as sendJsonBody,
+  startLoopbackServer,
+} from './loopback-server.ts';
 import {
   answerResponses,
   lastInputText,
   type ResponsesWire,
 } from './openai-responses-simulator.ts';
+import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
 
 /**
  * A loopback stand-in for OpenAI's Chat Completions API (`POST /v1/chat/completions`), speaking
@@ -130,10 +131,7 @@ export async function startOpenAiSimulator(
   const chunkDelayMs = options.chunkDelayMs ?? 2;
   const requests: RecordedRequest[] = [];
   const queue: Scripted[] = [];
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
+  const write = pacedWriter(chunkDelayMs);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -154,7 +152,7 @@ export async function startOpenAiSimulator(
         code: 'invalid_api_key',
       });
     }
-    const body = parseBody(raw);
+    const body = parseJsonObject(raw) as ChatCompletionRequest | undefined;
     if (body === undefined) {
       return sendError(res, 400, {
         message: 'We could not parse the JSON body of your request.',
@@ -270,7 +268,7 @@ export async function startOpenAiSimulator(
 
     if (answer.kind === 'text') {
       await send({ role: 'assistant', content: '', refusal: null });
-      for (const piece of splitText(answer.text)) await send({ content: piece });
+      for (const piece of splitWords(answer.text)) await send({ content: piece });
     } else {
       // OpenAI opens a tool-call stream with the role in the first call's delta (content null),
       // then streams the calls one after another: a header delta with id, type, name and empty
@@ -287,14 +285,14 @@ export async function startOpenAiSimulator(
             ? { role: 'assistant', content: null, tool_calls: [header], refusal: null }
             : { tool_calls: [header] },
         );
-        for (const fragment of splitArguments(call.arguments)) {
+        for (const fragment of splitJson(call.arguments)) {
           await send({ tool_calls: [{ index, function: { arguments: fragment } }] });
         }
       }
     }
     await send({}, finishReasonOf(answer));
     if (includeUsage) await writeEvent(res, chunk(c, [], { usage }));
-    await writeRaw(res, 'data: [DONE]\n\n');
+    await write(res, 'data: [DONE]\n\n');
     res.end();
   }
 
@@ -307,7 +305,7 @@ export async function startOpenAiSimulator(
     startEventStream(res);
     const choice = (delta: object) => [{ index: 0, delta, logprobs: null, finish_reason: null }];
     await writeEvent(res, chunk(c, choice({ role: 'assistant', content: '', refusal: null }), {}));
-    for (const piece of splitText(text))
+    for (const piece of splitWords(text))
       await writeEvent(res, chunk(c, choice({ content: piece }), {}));
     await writeEvent(res, { error: defaultError(500) });
     res.end();
@@ -315,50 +313,24 @@ export async function startOpenAiSimulator(
 
   const wire: ResponsesWire = {
     startEventStream,
-    write: writeRaw,
+    write,
     sendJson,
     errorFor: defaultError,
-    splitText,
-    splitArguments,
-    estimateTokens,
     textOf,
   };
 
-  function startEventStream(res: ServerResponse): void {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-request-id': requestId(),
-    });
-    res.flushHeaders();
-  }
-
   async function writeEvent(res: ServerResponse, payload: object): Promise<void> {
-    await writeRaw(res, `data: ${JSON.stringify(payload)}\n\n`);
+    await write(res, `data: ${JSON.stringify(payload)}\n\n`);
   }
 
-  async function writeRaw(res: ServerResponse, text: string): Promise<void> {
-    if (res.destroyed) throw new Error('client went away');
-    res.write(text);
-    if (chunkDelayMs > 0) await sleep(chunkDelayMs);
-  }
-
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-
+  const server = await startLoopbackServer(handle);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${server.origin}/v1`,
     requests,
     script(next) {
       queue.push(next);
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
-    },
+    close: server.close,
   };
 }
 
@@ -405,11 +377,6 @@ function usageOf(answer: Reply, estimatedPrompt: number): Usage {
   };
 }
 
-/** `ceil(characters / 4)`: OpenAI's own rule of thumb for English text. */
-function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
@@ -429,17 +396,6 @@ function promptText(body: ChatCompletionRequest): string {
 function lastUserText(body: ChatCompletionRequest): string {
   const user = (body.messages ?? []).findLast((message) => message.role === 'user');
   return user ? textOf(user.content) : '';
-}
-
-/** Words with their trailing whitespace, so the pieces join back to the text exactly. */
-function splitText(text: string): string[] {
-  return text.match(/\s*\S+\s*/g) ?? [text];
-}
-
-function splitArguments(args: string, size = 8): string[] {
-  const pieces: string[] = [];
-  for (let at = 0; at < args.length; at += size) pieces.push(args.slice(at, at + size));
-  return pieces;
 }
 
 function defaultError(status: number): WireError {
@@ -471,39 +427,20 @@ function sendError(res: ServerResponse, status: number, error: WireError): void 
   sendJson(res, status, { error });
 }
 
+function startEventStream(res: ServerResponse): void {
+  openEventStream(res, { 'x-request-id': requestId() });
+}
+
+/** JSON as OpenAI answers it, with an `x-request-id` the scripted headers may override. */
 function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'x-request-id': requestId(),
-    ...headers,
-  });
-  res.end(text);
+  sendJsonBody(res, status, body, { 'x-request-id': requestId(), ...headers });
 }
 
 function requestId(): string {
   return `req_${randomBytes(16).toString('hex')}`;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString('utf8');
-}
-
-function parseBody(raw: string): ChatCompletionRequest | undefined {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as ChatCompletionRequest)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
