@@ -390,7 +390,9 @@ describe('usage', () => {
       stream: true,
     });
     for await (const _ of stream);
-    const calls = await gateway.calls(1);
+    const calls = await gateway.calls((recorded) =>
+      [1000, 2000].every((tokens) => recorded.some((call) => call.promptTokens === tokens)),
+    );
     expect(calls).toContainEqual({
       model: 'sim/gpt-4o',
       provider: 'sim',

@@ -12,7 +12,6 @@ import {
   kindsBefore,
   PNG_BASE64,
   type ProviderKind,
-  recordedCalls,
   routeExplanation,
   type ScriptedCall,
   startClientsGateway,
@@ -164,9 +163,9 @@ describe.each(KINDS)('through a provider of kind %s', (kindName) => {
     expect(response.headers?.['x-mnemo-model']).toBe(kind().model);
     expect(response.headers?.['x-mnemo-route']).toMatch(routeExplanation(kind(), earlier));
 
-    const calls = await recordedCalls(setup.gateway, (recorded) =>
+    const calls = await setup.gateway.calls((recorded) =>
       [wholeUsage, streamUsage].every((usage) =>
-        recorded.some((call) => call.promptTokens === usage.prompt),
+        recorded.some((call) => call.model === kind().model && call.promptTokens === usage.prompt),
       ),
     );
     for (const usage of [wholeUsage, streamUsage]) {

@@ -12,7 +12,6 @@ import {
   kindsBefore,
   PNG_BASE64,
   type ProviderKind,
-  recordedCalls,
   routeExplanation,
   type ScriptedCall,
   startClientsGateway,
@@ -552,9 +551,11 @@ describe.each(KINDS)('through a provider of kind %s', (kindName) => {
         triedBefore.map((count) => count + 2),
       );
 
-      const calls = await recordedCalls(setup.gateway, (recorded) =>
+      const calls = await setup.gateway.calls((recorded) =>
         [wholeUsage, streamUsage].every((usage) =>
-          recorded.some((call) => call.promptTokens === usage.prompt),
+          recorded.some(
+            (call) => call.model === kind().model && call.promptTokens === usage.prompt,
+          ),
         ),
       );
       for (const usage of [wholeUsage, streamUsage]) {

@@ -1,11 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type GatewayFile,
-  type GatewayServer,
-  type RecordedCall,
-  startGatewayServer,
-} from './gateway-server.ts';
+import { type GatewayFile, type GatewayServer, startGatewayServer } from './gateway-server.ts';
 import { startAnthropicSimulator } from './simulators/anthropic-simulator.ts';
 import { startGeminiSimulator } from './simulators/gemini-simulator.ts';
 import { startOpenAiSimulator } from './simulators/openai-simulator.ts';
@@ -290,19 +284,4 @@ function catalogEntry(kind: ProviderKind) {
 /** The cost the usage export shows for a call of a model priced at PRICE. */
 export function costOf(usage: ScriptedUsage): string {
   return ((usage.prompt * PRICE.input + usage.completion * PRICE.output) / 1e6).toFixed(6);
-}
-
-/**
- * The recorded calls once `until` holds for them (usage is written after the answer went out),
- * or as they are after two seconds of waiting.
- */
-export async function recordedCalls(
-  gateway: GatewayServer,
-  until: (calls: readonly RecordedCall[]) => boolean,
-): Promise<RecordedCall[]> {
-  for (let tries = 0; ; tries += 1) {
-    const calls = await gateway.calls(0);
-    if (until(calls) || tries >= 100) return calls;
-    await sleep(20);
-  }
 }

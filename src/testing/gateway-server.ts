@@ -20,10 +20,10 @@ export interface GatewayServer {
   /** `GET /api/v1/usage` of the organization, grouped as asked. */
   usage(groupBy?: 'day' | 'model' | 'key'): Promise<UsageRow[]>;
   /**
-   * Every recorded call, oldest first, once there are at least `count` (usage is written after
-   * the answer went out), from `GET /api/v1/usage/export.csv`.
+   * Every recorded call, oldest first, from `GET /api/v1/usage/export.csv`, once `until` holds
+   * of them (usage is written just after the answer went out), or after about two seconds.
    */
-  calls(count: number): Promise<RecordedCall[]>;
+  calls(until?: (calls: readonly RecordedCall[]) => boolean): Promise<RecordedCall[]>;
   close(): Promise<void>;
 }
 
@@ -86,14 +86,14 @@ export async function startGatewayServer(
     apiKey: secret,
     orgId,
     usage,
-    async calls(count) {
+    async calls(until = () => true) {
       for (let tries = 0; ; tries += 1) {
         const response = await fetch(`${server.url}/api/v1/usage/export.csv`, {
           headers: platform,
         });
         if (response.status !== 200) throw new Error(`usage export: ${response.status}`);
         const calls = parseCalls(await response.text());
-        if (calls.length >= count || tries >= 100) return calls;
+        if (until(calls) || tries >= 100) return calls;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
