@@ -131,10 +131,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerOrganizationManagement(app, { authenticate, database, environment: config.env });
   registerUsageRoutes(app, { authenticate, database });
   const authenticateApiKey = registerKeyRoutes(app, { authenticate, database });
+  const usageRecorder = createUsageRecorder(database);
+  app.addHook('onClose', () => usageRecorder.close());
   registerGatewayRoutes(app, {
     catalog: config.catalog,
     authenticateApiKey,
-    usage: createUsageRecorder(database),
+    usage: usageRecorder,
     timeoutMs: config.gatewayTimeoutMs,
   });
 

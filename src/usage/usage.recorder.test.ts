@@ -69,3 +69,29 @@ test.each<[string, Partial<UsageCall>]>([
   await expect(recorder.record(call(orgId, extra))).rejects.toThrow(RangeError);
   expect(await rows(orgId)).toEqual([]);
 });
+
+test('calls share a write: queued until the delay ends, a full batch, or close', async () => {
+  const orgId = await t.fixtures.org();
+  const batched = createUsageRecorder(t.database, { maxDelayMs: 60_000, maxBatch: 2 });
+  const settled: number[] = [];
+  const pending = [1, 2, 3].map((n) =>
+    batched.record(call(orgId, { latencyMs: n })).then(() => settled.push(n)),
+  );
+  // The first two filled a batch and are written at once; the third waits for more company.
+  await Promise.all(pending.slice(0, 2));
+  expect((await rows(orgId)).map((row) => row.latency_ms).sort()).toEqual([1, 2]);
+  expect(settled).toEqual([1, 2]);
+  await batched.close();
+  await pending[2];
+  expect((await rows(orgId)).map((row) => row.latency_ms).sort()).toEqual([1, 2, 3]);
+});
+
+test('many calls at once are each written once', async () => {
+  const orgId = await t.fixtures.org();
+  await Promise.all(
+    Array.from({ length: 1200 }, (_, n) => recorder.record(call(orgId, { latencyMs: n }))),
+  );
+  const written = await rows(orgId);
+  expect(written).toHaveLength(1200);
+  expect(new Set(written.map((row) => row.latency_ms)).size).toBe(1200);
+});

@@ -65,9 +65,12 @@ export function createUsageRepository(db: Kysely<Tables>) {
   };
 
   return {
-    /** One recorded call. Pass a write's transaction as `executor`. */
-    async insert(row: NewUsageRecordRow, executor: Kysely<Tables> = db): Promise<void> {
-      await executor.insertInto('usage_records').values(row).execute();
+    /** Recorded calls, in one INSERT. Pass a write's transaction as `executor`. */
+    async insertMany(
+      rows: readonly NewUsageRecordRow[],
+      executor: Kysely<Tables> = db,
+    ): Promise<void> {
+      if (rows.length > 0) await executor.insertInto('usage_records').values(rows).execute();
     },
 
     /** Sums per group, in no particular order; groups without calls are absent. */
