@@ -88,7 +88,7 @@ export async function measure(load: Load): Promise<Measurement> {
 }
 
 /** Nearest-rank percentile of ascending `sorted`. */
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? Number.NaN;

@@ -66,7 +66,7 @@ function nodeCommand(
 }
 
 /** The environment of every bench process: quiet logs and no rate limit. */
-function benchEnv(extra: Record<string, string>): Record<string, string> {
+export function benchEnv(extra: Record<string, string>): Record<string, string> {
   return {
     HOST,
     // warn, not info: a log line per request would cost the server more than some routes do.

@@ -63,9 +63,7 @@ export function formatHeader(
       : `the load generator and the servers under test share ${machine.cores} cores`;
   const warmup = load.warmup > 0 ? `warm-up ${load.warmup} s, ` : 'no warm-up, ';
   return [
-    `mnemo bench, ${machine.date}`,
-    `machine:   ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`,
-    `node:      ${machine.node} (sqlite ${machine.sqlite ?? 'n/a'}) for the load generator and every server`,
+    ...machineLines(machine),
     ...engines.map((line) => `engine:    ${line}`),
     `load:      autocannon in this process, loopback, ${load.connections} connections, pipelining 1, ${warmup}measured ${load.seconds} s per scenario`,
     `processes: every server is a process of its own; ${sharing}`,
@@ -76,15 +74,32 @@ export function formatHeader(
         ]
       : []),
     'server:    log level warn, rate limit off',
-    `load avg:  ${machine.loadAverage.join(' ')} (1, 5, 15 min) before the run`,
+    loadAverageLine(machine),
   ].join('\n');
 }
 
-const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');
-const times = (value: number | undefined) => (value === undefined ? '–' : `${value.toFixed(2)}×`);
+function machineLines(machine: Machine): string[] {
+  return [
+    `mnemo bench, ${machine.date}`,
+    `machine:   ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`,
+    `node:      ${machine.node} (sqlite ${machine.sqlite ?? 'n/a'}) for the load generator and every server`,
+  ];
+}
 
-const VERDICT_TEXT: Record<Verdict, string> = {
+const loadAverageLine = (machine: Machine) =>
+  `load avg:  ${machine.loadAverage.join(' ')} (1, 5, 15 min) before the run`;
+
+/** The header of a run without memory scenarios: the machine alone. */
+export function formatMachineHeader(machine: Machine): string {
+  return [...machineLines(machine), loadAverageLine(machine)].join('\n');
+}
+
+export const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');
+export const times = (value: number | undefined) =>
+  value === undefined ? '–' : `${value.toFixed(2)}×`;
+
+export const VERDICT_TEXT: Record<Verdict, string> = {
   baseline: 'baseline',
   pass: 'pass',
   miss: 'MISSED',
@@ -93,7 +108,7 @@ const VERDICT_TEXT: Record<Verdict, string> = {
   failed: 'FAILED',
 };
 
-const cores = (value: number | undefined) =>
+export const cores = (value: number | undefined) =>
   value === undefined ? '–' : `${Math.round(value * 100)}%`;
 
 const FIGURES = ['req/s', 'p50 ms', 'p99 ms', '× floor'];
@@ -116,7 +131,7 @@ function figures(judged: JudgedScenario | undefined): string[] {
  * A Markdown table, padded to read in a terminal too: the first `left` columns are names, the
  * figures after them right-aligned up to column `rightUpTo` (counted from 0), text after that.
  */
-function markdown(
+export function markdown(
   header: readonly string[],
   rows: readonly string[][],
   left: number,
@@ -228,7 +243,7 @@ function other(cpu: CpuShare): number | undefined {
 }
 
 /** Other work above this share of a core during a measured run is worth saying. */
-const DISTURBED = 0.25;
+export const DISTURBED = 0.25;
 
 const CPU_COLUMNS = [
   'scenario',

@@ -2,13 +2,17 @@
  * `npm run bench`: runs every scenario of bench/scenarios.ts on every setup of bench/setups.ts
  * (each scenario on all setups back to back) and prints a table of req/s, p50, p99, the ratio to
  * the setup's floor and the ratios between setups, all measured in the same run, then where the
- * CPU went.
+ * CPU went. Then the chat gateway (bench/gateway/): mnemo's /v1/chat/completions against the
+ * upstream simulator it fronts and against Portkey's gateway, in the same run.
  *
  *   npm run bench -- [--seconds 10] [--warmup 3] [--connections 100] [--only get-one,post]
  *                    [--setups sqlite,postgres-2] [--json] [--strict]
+ *   npm run bench -- --only gateway                         # the chat gateway alone
  *   BENCH_CPU_PROF=<dir> npm run bench -- --only get-one    # a V8 CPU profile per process
  *
- * `--setups` takes setup ids (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres).
+ * `--only` takes scenario names and `gateway`; `--connections` and `--setups` are the memory
+ * scenarios' (the gateway runs at 1 and 16 connections, on SQLite). `--setups` takes setup ids
+ * (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres).
  * PostgreSQL setups create their databases on MNEMO_BENCH_POSTGRES_URL
  * (default postgres://postgres@127.0.0.1:5432/postgres); when it cannot be reached the bench
  * stops before any load, unless only SQLite was chosen.
@@ -21,13 +25,16 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchGateway, type GatewayOutcome } from './gateway/run-gateway.ts';
 import {
   describeMachine,
   formatCpuTable,
   formatFindings,
   formatHeader,
+  formatMachineHeader,
   formatTable,
   loadAverage,
+  type Machine,
   type SetupReport,
   toJson,
 } from './report.ts';
@@ -40,10 +47,15 @@ class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** The name `--only` takes for the chat gateway's part. */
+const GATEWAY = 'gateway';
+
 interface Options {
   readonly load: LoadOptions;
+  /** Memory scenarios; none when `--only` named the gateway alone. */
   readonly scenarios: readonly Scenario[];
   readonly setups: readonly Setup[];
+  readonly gateway: boolean;
   readonly json: boolean;
   readonly strict: boolean;
 }
@@ -64,19 +76,13 @@ function baselinesOf(scenario: Scenario): string[] {
   ];
 }
 
-function selectScenarios(only: string | undefined, log: (line: string) => void): Scenario[] {
-  if (only === undefined) return [...SCENARIOS];
-  const asked = new Set(
-    only
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
-  );
+function selectScenarios(asked: Set<string> | undefined, log: (line: string) => void): Scenario[] {
+  if (asked === undefined) return [...SCENARIOS];
   const known = new Set(SCENARIOS.map((s) => s.name));
   const unknown = [...asked].filter((name) => !known.has(name));
-  if (unknown.length > 0 || asked.size === 0) {
+  if (unknown.length > 0) {
     throw new UsageError(
-      `--only: unknown scenario ${unknown.join(', ') || '(none)'}; known: ${[...known].join(', ')}`,
+      `--only: unknown scenario ${unknown.join(', ')}; known: ${[...known, GATEWAY].join(', ')}`,
     );
   }
   for (const scenario of SCENARIOS.filter((s) => asked.has(s.name))) {
@@ -141,7 +147,14 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
       strict: { type: 'boolean', default: false },
     },
   });
-  const scenarios = selectScenarios(values.only, log);
+  const only = values.only
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (only?.length === 0) throw new UsageError('--only: no scenario named');
+  const gateway = only === undefined || only.includes(GATEWAY);
+  const memory = only?.filter((name) => name !== GATEWAY);
+  const scenarios = memory?.length === 0 ? [] : selectScenarios(memory && new Set(memory), log);
   return {
     load: {
       seconds: count('seconds', values.seconds, 1),
@@ -149,9 +162,56 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
       connections: count('connections', values.connections, 1),
     },
     scenarios,
-    setups: selectSetups(values.setups, scenarios, log),
+    setups: scenarios.length === 0 ? [] : selectSetups(values.setups, scenarios, log),
+    gateway,
     json: values.json,
     strict: values.strict,
+  };
+}
+
+interface MemoryOutcome {
+  readonly broken: boolean;
+  readonly missed: boolean;
+  readonly json: ReturnType<typeof toJson>;
+}
+
+/** The memory scenarios on every setup: runs them and prints their tables on `out`. */
+async function benchMemory(
+  options: Options,
+  machine: Machine,
+  engines: readonly string[],
+  dir: string,
+  profileDir: string | undefined,
+  out: (text: string) => void,
+  log: (line: string) => void,
+): Promise<MemoryOutcome> {
+  out(formatHeader(machine, options.load, options.setups, engines));
+  out('');
+  const runs = await runSetups(options.setups, options.scenarios, {
+    load: options.load,
+    dir,
+    profileDir,
+    log,
+  });
+  const reports: SetupReport[] = runs.map((run) => ({ ...run, judgement: judge(run.results) }));
+  const across = judgeAcross(reports);
+
+  const after = loadAverage();
+  out(formatTable(reports, across));
+  out('');
+  out(formatCpuTable(reports));
+  out('');
+  out(formatFindings(reports, across));
+  out(`load average after the run: ${after.join(' ')}`);
+
+  const verdicts = [
+    ...reports.flatMap((r) => r.judgement.scenarios.map((s) => s.verdict)),
+    ...across.map((c) => c.verdict),
+  ];
+  return {
+    broken: verdicts.includes('failed') || reports.some((r) => r.problems.length > 0),
+    missed: verdicts.includes('miss'),
+    json: toJson(machine, options.load, reports, across, after),
   };
 }
 
@@ -193,40 +253,31 @@ async function main(): Promise<number> {
   process.once('SIGTERM', interrupted(143));
 
   const machine = describeMachine();
-  out(formatHeader(machine, options.load, options.setups, engines));
-  out('');
-  let reports: SetupReport[];
+  let memory: MemoryOutcome | undefined;
+  let gateway: GatewayOutcome | undefined;
   try {
-    const runs = await runSetups(options.setups, options.scenarios, {
-      load: options.load,
-      dir,
-      profileDir,
-      log,
-    });
-    reports = runs.map((run) => ({ ...run, judgement: judge(run.results) }));
+    if (options.scenarios.length > 0) {
+      memory = await benchMemory(options, machine, engines, dir, profileDir, out, log);
+    } else {
+      out(formatMachineHeader(machine));
+    }
+    if (options.gateway) {
+      out('');
+      const { seconds, warmup } = options.load;
+      gateway = await benchGateway({ seconds, warmup, dir, profileDir, log }, out);
+      out(`load average after the run: ${loadAverage().join(' ')}`);
+    }
   } finally {
     removeDir();
   }
-  const across = judgeAcross(reports);
-
-  const after = loadAverage();
-  out(formatTable(reports, across));
-  out('');
-  out(formatCpuTable(reports));
-  out('');
-  out(formatFindings(reports, across));
-  out(`load average after the run: ${after.join(' ')}`);
   if (options.json) {
-    out(JSON.stringify(toJson(machine, options.load, reports, across, after), null, 2));
+    const json = { ...(memory?.json ?? { machine }), ...(gateway && { gateway: gateway.json }) };
+    out(JSON.stringify(json, null, 2));
   }
   if (profileDir) log(`CPU profiles: ${profileDir}`);
 
-  const verdicts = [
-    ...reports.flatMap((r) => r.judgement.scenarios.map((s) => s.verdict)),
-    ...across.map((c) => c.verdict),
-  ];
-  const broken = verdicts.includes('failed') || reports.some((r) => r.problems.length > 0);
-  const missed = verdicts.includes('miss');
+  const broken = Boolean(memory?.broken || gateway?.broken);
+  const missed = Boolean(memory?.missed || gateway?.missed);
   if (missed && !options.strict) log('missed targets change the exit code only with --strict');
   return broken || (missed && options.strict) ? 1 : 0;
 }

@@ -76,8 +76,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   // No answer leaves before the commits it may show are on disk (Database.durable). When the
-  // store cannot sync, the request fails; its 500 shows nothing and goes out as it is.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // store cannot sync, the request fails; its 500 shows nothing and goes out as it is. A route
+  // whose answers show nothing of the store (the chat interface) says so and does not wait.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.routeOptions.config.revealsNoStoredState === true) return done(null, payload);
     const pending = database.durable();
     if (!pending) return done(null, payload);
     pending.then(

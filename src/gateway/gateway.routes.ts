@@ -42,6 +42,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     keyHolder: KeyHolder;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route's answers show nothing read from the store, so they need not wait for earlier
+     * commits to reach the disk (app.ts).
+     */
+    revealsNoStoredState?: boolean;
+  }
 }
 
 /** The time the gateway's model list reports as `created` for every model: when it started. */
@@ -63,6 +70,11 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
   parent.register(
     async (app) => {
       app.decorateRequest('keyHolder');
+      // Answers come from providers and the configuration; the store only authenticates and
+      // records usage, which no answer shows.
+      app.addHook('onRoute', (route) => {
+        route.config = { ...route.config, revealsNoStoredState: true };
+      });
       app.addHook('onRequest', async (request, reply) => {
         reply.header('x-request-id', newRequestId()).header('cache-control', 'no-store');
         const result = await deps.authenticateApiKey(request.headers.authorization);

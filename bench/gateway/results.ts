@@ -1,0 +1,82 @@
+import type { Measurement } from '../load.ts';
+
+/**
+ * What the gateway bench measures: three ways to the same simulator, each under the same
+ * loads, in the same run.
+ */
+
+/** `direct`: the simulator itself; `mnemo` and `portkey`: a gateway in front of it. */
+export const TARGETS = ['direct', 'mnemo', 'portkey'] as const;
+export type TargetName = (typeof TARGETS)[number];
+
+/** Closed-loop connections of the non-streaming loads: one request at a time, then 16. */
+export const CONNECTIONS = [1, 16] as const;
+
+export type Result<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly message: string };
+
+/** CPU used during a measured run, in cores: 1 is one core busy all the time. */
+export interface LoadCpu {
+  /** The gateway's process (mnemo's or Portkey's); undefined for `direct`, or unreadable. */
+  readonly gateway: number | undefined;
+  readonly simulator: number | undefined;
+  /** This process: autocannon. */
+  readonly loadGenerator: number;
+  /** Every process of the machine; undefined without /proc/stat. */
+  readonly machine: number | undefined;
+  readonly steal: number | undefined;
+}
+
+export interface LoadRun {
+  readonly target: TargetName;
+  readonly connections: number;
+  readonly result: Result<{ readonly measured: Measurement; readonly cpu: LoadCpu }>;
+}
+
+/** Sequential streamed requests to the simulator without pauses between chunks. */
+export interface FirstChunk {
+  readonly requests: number;
+  /** From sending the request to the first `data:` event, ms. */
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/** Sequential streamed requests to the simulator that pauses between chunks. */
+export interface Pacing {
+  readonly requests: number;
+  /** Events of each response, `[DONE]` included: the same for every response, or it fails. */
+  readonly eventsPerRequest: number;
+  /** Socket reads that brought events, per response, on average. */
+  readonly readsPerRequest: number;
+  /** Between consecutive reads that brought events, ms, over every response. */
+  readonly gapP50: number;
+  readonly gapP99: number;
+}
+
+export interface GatewayResults {
+  readonly load: readonly LoadRun[];
+  readonly firstChunk: ReadonlyArray<{ target: TargetName; result: Result<FirstChunk> }>;
+  readonly pacing: ReadonlyArray<{ target: TargetName; result: Result<Pacing> }>;
+  /** Processes that did not stop cleanly. */
+  readonly problems: readonly string[];
+}
+
+export function loadOf(
+  results: GatewayResults,
+  target: TargetName,
+  connections: number,
+): Measurement | undefined {
+  const run = results.load.find((r) => r.target === target && r.connections === connections);
+  return run?.result.ok ? run.result.value.measured : undefined;
+}
+
+export function firstChunkOf(results: GatewayResults, target: TargetName): FirstChunk | undefined {
+  const found = results.firstChunk.find((r) => r.target === target)?.result;
+  return found?.ok ? found.value : undefined;
+}
+
+export function pacingOf(results: GatewayResults, target: TargetName): Pacing | undefined {
+  const found = results.pacing.find((r) => r.target === target)?.result;
+  return found?.ok ? found.value : undefined;
+}
