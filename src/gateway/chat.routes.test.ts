@@ -371,6 +371,21 @@ describe('a caller who leaves', () => {
   });
 });
 
+describe('connections to providers', () => {
+  test('are kept alive and reused from call to call', async () => {
+    // Two connections at most: the pool may open a second while the first is being released.
+    const before = sim.connections();
+    for (let i = 0; i < 10; i += 1) {
+      const answer = await client().chat.completions.create({
+        model: 'sim/gpt-4o',
+        messages: hello,
+      });
+      expect(answer.choices[0]?.message.content).toBe('You said: Hello there');
+    }
+    expect(sim.connections() - before).toBeLessThanOrEqual(1);
+  });
+});
+
 describe('usage', () => {
   test('every call is recorded under the model that answered, failed ones included', async () => {
     sim.script({

@@ -17,6 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface LoopbackServer {
   /** `http://127.0.0.1:PORT`, without a trailing slash. */
   readonly origin: string;
+  /** TCP connections accepted so far: a client that keeps its connections alive opens few. */
+  connections(): number;
   /** Stops listening and destroys live connections, hung ones included. */
   close(): Promise<void>;
 }
@@ -39,11 +41,16 @@ export async function startLoopbackServer(
   const server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
+  let accepted = 0;
+  server.on('connection', () => {
+    accepted += 1;
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
+    connections: () => accepted,
     async close() {
       // server.close alone waits for every open connection, a scripted hang would never end.
       server.closeAllConnections();

@@ -37,6 +37,8 @@ export interface OpenAiSimulator {
   readonly baseUrl: string;
   /** Every request that passed authentication, in arrival order. */
   readonly requests: RecordedRequest[];
+  /** TCP connections accepted so far. */
+  connections(): number;
   /** Queues the answer to a later request (first in, first out). */
   script(next: Scripted): void;
   /** Stops listening and destroys live connections, hung ones included. */
@@ -327,6 +329,7 @@ export async function startOpenAiSimulator(
   return {
     baseUrl: `${server.origin}/v1`,
     requests,
+    connections: server.connections,
     script(next) {
       queue.push(next);
     },
