@@ -48,7 +48,9 @@ export function createCallUsage(recorder: UsageRecorder, log: FastifyBaseLogger)
       const promptTokens = count(usage?.prompt_tokens);
       const completionTokens = count(usage?.completion_tokens);
       const row = {
-        ...caller,
+        orgId: caller.orgId,
+        userId: caller.userId,
+        keyId: caller.keyId,
         at: startedAt,
         model: model.id,
         provider: model.provider,
