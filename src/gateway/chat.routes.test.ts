@@ -15,7 +15,7 @@ import {
 } from '../testing/simulators/openai-simulator.ts';
 
 let sim: OpenAiSimulator;
-let hanging: { url: string; closed: Promise<void>; close: () => Promise<void> };
+let hanging: Awaited<ReturnType<typeof startHangingUpstream>>;
 let gateway: GatewayServer;
 
 const model = (id: string, provider: string, upstream: string) => ({
@@ -356,18 +356,35 @@ describe('errors', () => {
 });
 
 describe('a caller who leaves', () => {
-  test('aborts the provider’s call', async () => {
-    // The upstream answers its headers and one chunk, then waits; the client reads one and leaves.
+  // The upstream answers its headers and one chunk, then waits for ever.
+  const abortedWithin = (ms: number, closed: Promise<void>) =>
+    Promise.race([
+      closed,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('not aborted')), ms)),
+    ]);
+
+  test('mid-stream aborts the provider’s call', async () => {
+    const closed = hanging.nextClose();
     const response = await post({ model: 'slow/gpt-4o', messages: hello, stream: true });
     const reader = response.body?.getReader();
     await reader?.read();
     await reader?.cancel();
-    await expect(
-      Promise.race([
-        hanging.closed,
-        new Promise((_, reject) => setTimeout(() => reject(new Error('not aborted')), 3000)),
-      ]),
-    ).resolves.toBeUndefined();
+    await expect(abortedWithin(3000, closed)).resolves.toBeUndefined();
+  });
+
+  test('while waiting for a whole answer aborts the provider’s call too', async () => {
+    const closed = hanging.nextClose();
+    const controller = new AbortController();
+    const pending = fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'slow/gpt-4o', messages: hello }),
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    await hanging.nextRequest();
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await expect(abortedWithin(3000, closed)).resolves.toBeUndefined();
   });
 });
 
@@ -428,28 +445,30 @@ describe('usage', () => {
 });
 
 /**
- * An OpenAI-style upstream that streams one chunk and then waits forever; `closed` settles when
- * the gateway drops the connection.
+ * An OpenAI-style upstream that sends its headers and one chunk, then waits for ever; it tells
+ * when the next request arrives and when the gateway next drops a connection.
  */
 async function startHangingUpstream() {
-  let resolveClosed: () => void = () => {};
-  const closed = new Promise<void>((resolve) => {
-    resolveClosed = resolve;
-  });
+  const waiting = { request: [] as (() => void)[], close: [] as (() => void)[] };
+  const next = (list: (() => void)[]) => new Promise<void>((resolve) => list.push(resolve));
   const server = createServer((req: IncomingMessage, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(
       `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { role: 'assistant', content: 'Wait' }, finish_reason: null }] })}\n\n`,
     );
-    res.on('close', () => resolveClosed());
+    for (const resolve of waiting.request.splice(0)) resolve();
+    res.on('close', () => {
+      for (const resolve of waiting.close.splice(0)) resolve();
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
-    closed,
+    nextRequest: () => next(waiting.request),
+    nextClose: () => next(waiting.close),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
