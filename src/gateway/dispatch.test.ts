@@ -8,7 +8,14 @@ import type { Catalog, ModelConfig } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { createDispatcher } from './dispatch.ts';
-import type { ChatCompletion, Outcome, Provider, UpstreamFailure } from './provider.ts';
+import {
+  type ChatChunk,
+  type ChatCompletion,
+  type Outcome,
+  type Provider,
+  type UpstreamFailure,
+  UpstreamStreamError,
+} from './provider.ts';
 
 const model = (id: string): ModelConfig => ({
   id,
@@ -106,5 +113,52 @@ describe('the router', () => {
         'retry-after': '5',
       });
     }
+  });
+});
+
+describe('a stream that breaks after it began', () => {
+  test('counts against its provider’s circuit', async () => {
+    const chunk: ChatChunk = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'a/one',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    };
+    const breaking: Provider = {
+      complete: async () => ({ ok: true, value: completion('a/one') }),
+      async stream() {
+        async function* chunks() {
+          yield chunk;
+          throw new UpstreamStreamError({
+            message: 'lost',
+            type: 'api_error',
+            param: null,
+            code: null,
+          });
+        }
+        return { ok: true, value: chunks() };
+      },
+    };
+    const breaker = createCircuitBreaker({ threshold: 1 });
+    const dispatcher = createDispatcher({
+      catalog,
+      providers: new Map([
+        ['a', breaking],
+        ['b', scripted([])],
+      ]),
+      breaker,
+    });
+    const dispatched = await dispatcher.stream(request, signal);
+    if (!dispatched.ok) throw dispatched.error;
+    const seen: ChatChunk[] = [];
+    await expect(
+      (async () => {
+        for await (const next of dispatched.value) seen.push(next);
+      })(),
+    ).rejects.toBeInstanceOf(UpstreamStreamError);
+    expect(seen).toEqual([chunk]);
+    expect(breaker.admits('a')).toBe(false);
+    expect(breaker.admits('b')).toBe(true);
   });
 });

@@ -137,7 +137,12 @@ export function createDispatcher(deps: DispatchDeps): Dispatcher {
     stream: (request, signal) =>
       dispatch(request, signal, async (provider, call) => {
         const started = await provider.stream(call);
-        return started.ok ? begin(started.value) : started;
+        if (!started.ok) return started;
+        // A stream that breaks after it began counts against its provider, as a failed call
+        // before it did; one the caller walked away from does not.
+        return begin(started.value, () => {
+          if (!signal.aborted) breaker.failed(call.model.provider);
+        });
       }),
   };
 }
@@ -146,14 +151,17 @@ export function createDispatcher(deps: DispatchDeps): Dispatcher {
  * Waits for a stream's first chunk: a provider that fails before it can still be passed over,
  * since nothing reached the client yet.
  */
-async function begin(stream: AsyncIterable<ChatChunk>): Promise<Outcome<AsyncIterable<ChatChunk>>> {
+async function begin(
+  stream: AsyncIterable<ChatChunk>,
+  brokeLater: () => void,
+): Promise<Outcome<AsyncIterable<ChatChunk>>> {
   const iterator = stream[Symbol.asyncIterator]();
   try {
     const first = await iterator.next();
     if (first.done) {
       return streamFailure(genericError(502, 'The provider’s stream ended before it began.'));
     }
-    return { ok: true, value: resume(first.value, iterator) };
+    return { ok: true, value: resume(first.value, iterator, brokeLater) };
   } catch (error) {
     await iterator.return?.().catch(() => {});
     return error instanceof UpstreamStreamError
@@ -170,12 +178,16 @@ const streamFailure = (error: UpstreamStreamError['error'], status = 502): Outco
 async function* resume(
   first: ChatChunk,
   iterator: AsyncIterator<ChatChunk>,
+  broke: () => void,
 ): AsyncGenerator<ChatChunk> {
   try {
     yield first;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       yield next.value;
     }
+  } catch (error) {
+    broke();
+    throw error;
   } finally {
     await iterator.return?.();
   }
