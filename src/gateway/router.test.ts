@@ -10,6 +10,9 @@ import {
   type OpenAiSimulator,
   startOpenAiSimulator,
 } from '../testing/simulators/openai-simulator.ts';
+import type { Catalog, ModelConfig } from './catalog.ts';
+import type { ChatRequest } from './chat.schemas.ts';
+import { planRoute, type RoutePlan } from './router.ts';
 
 let primary: OpenAiSimulator;
 let backup: OpenAiSimulator;
@@ -197,5 +200,27 @@ describe('usage', () => {
     const calls = await gateway.calls();
     expect(calls.map((call) => call.model)).not.toContain('auto');
     expect(calls).toContainEqual(expect.objectContaining({ model: 'backup/large', status: 200 }));
+  });
+});
+
+describe('planning, for what only a provider kind decides', () => {
+  test('several choices (`n`) pass over a provider kind that gives one per call', () => {
+    const provider = (name: string, kind: 'openai' | 'anthropic') =>
+      [name, { name, kind, baseUrl: 'http://127.0.0.1:9', apiKeyEnv: 'X', apiKey: 'x' }] as const;
+    const catalog: Catalog = {
+      providers: new Map([provider('claude', 'anthropic'), provider('gpt', 'openai')]),
+      models: [
+        { ...model('claude/sonnet', 'sonnet'), provider: 'claude' } as ModelConfig,
+        { ...model('gpt/4o', '4o'), provider: 'gpt' } as ModelConfig,
+      ],
+      router: { id: 'auto', order: ['claude/sonnet', 'gpt/4o'] },
+    };
+    const request = (n: number) =>
+      ({ model: 'auto', n, messages: [{ role: 'user', content: 'Hi' }] }) as ChatRequest;
+    const two = planRoute(request(2), catalog) as RoutePlan;
+    expect(two.candidates.map((m) => m.id)).toEqual(['gpt/4o']);
+    expect(two.leftOut).toEqual(['claude/sonnet: one choice per call (no n)']);
+    const one = planRoute(request(1), catalog) as RoutePlan;
+    expect(one.candidates.map((m) => m.id)).toEqual(['claude/sonnet', 'gpt/4o']);
   });
 });

@@ -1,4 +1,4 @@
-import type { Catalog, ModelConfig } from './catalog.ts';
+import type { Catalog, ModelConfig, ProviderKind } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import { type GatewayError, invalidRequest, modelNotFound } from './openai-errors.ts';
 import { estimatePromptTokens } from './token-estimate.ts';
@@ -10,6 +10,8 @@ export interface Needs {
   readonly jsonOutput: boolean;
   /** Estimated prompt tokens plus the completion tokens the request allows. */
   readonly tokens: number;
+  /** Choices asked for (`n`). */
+  readonly choices: number;
 }
 
 /** The models to try, in order, and why: what the `x-mnemo-route` header explains. */
@@ -32,13 +34,22 @@ export function needsOf(request: ChatRequest): Needs {
     ),
     tools: (request.tools?.length ?? 0) > 0,
     jsonOutput: format === 'json_object' || format === 'json_schema',
+    choices: request.n ?? 1,
     tokens:
       estimatePromptTokens(request) + (request.max_completion_tokens ?? request.max_tokens ?? 0),
   };
 }
 
-/** Why `model` cannot serve `needs`, or undefined when it can. */
-export function unmetNeed(model: ModelConfig, needs: Needs): string | undefined {
+/** Provider kinds whose API has no `n`: one choice per call. */
+const ONE_CHOICE_KINDS: ReadonlySet<ProviderKind> = new Set(['anthropic']);
+
+/** Why `model` (of a provider of `kind`) cannot serve `needs`, or undefined when it can. */
+export function unmetNeed(
+  model: ModelConfig,
+  kind: ProviderKind,
+  needs: Needs,
+): string | undefined {
+  if (needs.choices > 1 && ONE_CHOICE_KINDS.has(kind)) return 'one choice per call (no n)';
   if (needs.vision && !model.vision) return 'no vision';
   if (needs.tools && !model.tools) return 'no tool calling';
   if (needs.jsonOutput && !model.jsonOutput) return 'no JSON output';
@@ -73,7 +84,8 @@ export function planRoute(request: ChatRequest, catalog: Catalog): RoutePlan | G
   for (const id of catalog.router.order) {
     const model = catalog.models.find((candidate) => candidate.id === id);
     if (!model) continue;
-    const why = unmetNeed(model, needs);
+    const kind = catalog.providers.get(model.provider)?.kind ?? 'openai';
+    const why = unmetNeed(model, kind, needs);
     if (why) leftOut.push(`${model.id}: ${why}`);
     else candidates.push(model);
   }
