@@ -6,7 +6,7 @@ import type { UsageRecorder } from '../usage/usage.recorder.ts';
 import { createCallUsage } from './call-usage.ts';
 import type { Catalog } from './catalog.ts';
 import { registerChatRoutes } from './chat.routes.ts';
-import { type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.ts';
+import { createCircuitBreaker } from './circuit-breaker.ts';
 import { createDispatcher } from './dispatch.ts';
 import {
   GatewayError,
@@ -26,8 +26,6 @@ export interface GatewayRoutesDeps {
   readonly usage: UsageRecorder;
   /** How long a provider may take to start answering, or go silent mid-answer. */
   readonly timeoutMs: number;
-  /** Default: a breaker with its standard thresholds (circuit-breaker.ts). */
-  readonly breaker?: CircuitBreaker;
 }
 
 /** Who a `/v1` call acts as: the API key's organization, user and key. */
@@ -103,7 +101,7 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
       const dispatcher = createDispatcher({
         catalog,
         providers: createProviders(catalog, transport),
-        breaker: deps.breaker ?? createCircuitBreaker(),
+        breaker: createCircuitBreaker(),
       });
       const usage = createCallUsage(deps.usage, app.log);
       registerChatRoutes(app, { dispatcher, usage });
