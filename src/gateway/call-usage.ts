@@ -4,7 +4,7 @@ import type { UsageRecorder } from '../usage/usage.recorder.ts';
 import type { ModelConfig } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import type { ChatChunk, ChatUsage } from './provider.ts';
-import { estimatePromptTokens, tokensOfChars } from './token-estimate.ts';
+import { deltaChars, estimatedUsage } from './token-estimate.ts';
 
 /** Who made a call of the chat interface: the API key's organization, user and key. */
 export interface Caller {
@@ -85,27 +85,13 @@ export function tallyStream(source: AsyncIterable<ChatChunk>, request: ChatReque
   async function* chunks(): AsyncGenerator<ChatChunk> {
     for await (const chunk of source) {
       if (chunk.usage) reported = chunk.usage;
-      for (const choice of chunk.choices) {
-        chars += choice.delta.content?.length ?? 0;
-        for (const call of choice.delta.tool_calls ?? []) {
-          chars += call.function?.arguments?.length ?? 0;
-        }
-      }
+      chars += deltaChars(chunk);
       yield chunk;
     }
   }
   return {
     chunks: chunks(),
-    usage() {
-      if (reported) return reported;
-      const prompt = estimatePromptTokens(request);
-      const completion = tokensOfChars(chars);
-      return {
-        prompt_tokens: prompt,
-        completion_tokens: completion,
-        total_tokens: prompt + completion,
-      };
-    },
+    usage: () => reported ?? estimatedUsage(request, chars),
   };
 }
 

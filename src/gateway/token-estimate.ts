@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatRequest } from './chat.schemas.ts';
+import type { ChatChunk, ChatCompletionMessage, ChatUsage } from './provider.ts';
 
 /**
  * Token counts when no provider gave one: `ceil(characters / 4)`, OpenAI's rule of thumb for
@@ -40,4 +41,33 @@ function messageTokens(message: ChatMessage): number {
     }
   }
   return tokens;
+}
+
+/** Characters of answer a chunk carries: its text and its tool calls' argument pieces. */
+export function deltaChars(chunk: ChatChunk): number {
+  let chars = 0;
+  for (const choice of chunk.choices) {
+    chars += choice.delta.content?.length ?? 0;
+    for (const call of choice.delta.tool_calls ?? [])
+      chars += call.function?.arguments?.length ?? 0;
+  }
+  return chars;
+}
+
+/** Characters of a whole answer's message: its text and its tool calls' arguments. */
+export function messageChars(message: ChatCompletionMessage | undefined): number {
+  let chars = message?.content?.length ?? 0;
+  for (const call of message?.tool_calls ?? []) chars += call.function.arguments.length;
+  return chars;
+}
+
+/** Usage no provider reported: the prompt's estimate, and `completionChars` of answer. */
+export function estimatedUsage(request: ChatRequest, completionChars: number): ChatUsage {
+  const prompt = estimatePromptTokens(request);
+  const completion = tokensOfChars(completionChars);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
 }

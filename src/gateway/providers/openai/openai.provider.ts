@@ -1,12 +1,11 @@
 import type {
   ChatCompletion,
-  ChatUsage,
   Outcome,
   ProviderCall,
   ProviderFactory,
   TransportResponse,
 } from '../../provider.ts';
-import { estimateTokens } from '../../token-estimate.ts';
+import { estimatedUsage, messageChars } from '../../token-estimate.ts';
 import { notExpected, readJsonBody } from '../response-body.ts';
 import { readErrorBody, statusFailure } from '../upstream-failure.ts';
 import { openAiErrorOf } from './openai.errors.ts';
@@ -53,7 +52,11 @@ export const createOpenAiProvider: ProviderFactory = (config, transport) => {
       const completion = body.value as ChatCompletion;
       if (!Array.isArray(completion?.choices)) return notExpected('a chat completion');
       completion.model = call.model.id;
-      completion.usage ??= estimatedUsage(call, completion);
+      // A compatible server that reports no usage: counted from the texts.
+      completion.usage ??= estimatedUsage(
+        call.request,
+        completion.choices.reduce((sum, choice) => sum + messageChars(choice.message), 0),
+      );
       return { ok: true, value: completion };
     },
 
@@ -71,19 +74,5 @@ async function failed(response: TransportResponse): Promise<Outcome<never>> {
   return {
     ok: false,
     failure: statusFailure(response, openAiErrorOf(response.status, await readErrorBody(response))),
-  };
-}
-
-/** For a compatible server that reported no usage: counted from the texts. */
-function estimatedUsage(call: ProviderCall, completion: ChatCompletion): ChatUsage {
-  const prompt = estimateTokens(JSON.stringify(call.request.messages));
-  const completionTokens = completion.choices.reduce(
-    (sum, choice) => sum + estimateTokens(JSON.stringify(choice.message ?? '')),
-    0,
-  );
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: completionTokens,
-    total_tokens: prompt + completionTokens,
   };
 }

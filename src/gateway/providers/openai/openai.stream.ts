@@ -5,7 +5,7 @@ import {
   type TransportResponse,
   UpstreamStreamError,
 } from '../../provider.ts';
-import { estimateTokens } from '../../token-estimate.ts';
+import { deltaChars, estimatedUsage } from '../../token-estimate.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
 import { genericError } from '../upstream-failure.ts';
 import { openAiErrorOf } from './openai.errors.ts';
@@ -43,11 +43,8 @@ export async function* openAiChunks(
       for (const choice of chunk.choices) {
         if (choice.finish_reason) open.delete(choice.index);
         else open.add(choice.index);
-        completionChars += (choice.delta?.content ?? '').length;
-        for (const call of choice.delta?.tool_calls ?? []) {
-          completionChars += (call.function?.arguments ?? '').length;
-        }
       }
+      completionChars += deltaChars(chunk);
       last = chunk;
       yield chunk;
     }
@@ -60,19 +57,13 @@ export async function* openAiChunks(
       genericError(502, 'The provider’s stream ended before it finished.'),
     );
   }
-  const prompt = estimateTokens(JSON.stringify(call.request.messages));
-  const completion = Math.ceil(completionChars / 4);
   yield {
     id: last?.id ?? 'chatcmpl-unknown',
     object: 'chat.completion.chunk',
     created: last?.created ?? Math.floor(Date.now() / 1000),
     model: call.model.id,
     choices: [],
-    usage: usage ?? {
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-    },
+    usage: usage ?? estimatedUsage(call.request, completionChars),
   };
 }
 
