@@ -1,11 +1,12 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 
 /**
  * The body of `POST /v1/chat/completions`, as OpenAI's API reference gives it: the fields every
  * provider is translated from. Optional fields also take `null`, as OpenAI's SDKs send them;
  * fields not named here pass through to OpenAI-compatible providers untouched.
  */
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+/** Optional, and also `null`: OpenAI's SDKs send `null` and absence alike for "not set". */
+export const nullable = <T extends TSchema>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Null()]));
 
 export const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });

@@ -1,7 +1,7 @@
-import type { TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
+import type { TProperties, TSchema } from 'typebox';
+import { Compile, type Validator } from 'typebox/compile';
 import { type ChatMessage, ChatRequest, MESSAGE_SCHEMAS } from './chat.schemas.ts';
-import { type GatewayError, invalidRequest } from './openai-errors.ts';
+import { GatewayError, invalidRequest } from './openai-errors.ts';
 
 const checkRequest = Compile(ChatRequest);
 const checkMessage = Object.fromEntries(
@@ -19,16 +19,32 @@ const checkMessage = Object.fromEntries(
  * if (checked instanceof GatewayError) throw checked;
  */
 export function checkChatRequest(body: unknown): ChatRequest | GatewayError {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return invalidRequest('The request body must be a JSON object.');
-  }
-  if (!checkRequest.Check(body)) return firstProblem(checkRequest.Errors(body), '');
-  const request = body as ChatRequest;
+  const checked = checkBody(checkRequest, body);
+  if (checked instanceof GatewayError) return checked;
+  const request = checked as ChatRequest;
   for (const [index, message] of request.messages.entries()) {
     const check = checkMessage[message.role];
     if (!check.Check(message)) return firstProblem(check.Errors(message), `messages[${index}]`);
   }
   return checkToolReferences(request.messages) ?? request;
+}
+
+/**
+ * A `/v1` body checked against its compiled schema: the body, typed, or the first problem as
+ * OpenAI's 400.
+ *
+ * @example
+ * const body = checkBody(Compile(ResponsesRequest), request.body);
+ * if (body instanceof GatewayError) throw body;
+ */
+export function checkBody<T>(
+  check: Validator<TProperties, TSchema, T>,
+  body: unknown,
+): T | GatewayError {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return invalidRequest('The request body must be a JSON object.');
+  }
+  return check.Check(body) ? body : firstProblem(check.Errors(body));
 }
 
 /** Tool results must answer a call the conversation made, as OpenAI requires. */

@@ -4,9 +4,9 @@ import { type CallUsage, tallyStream } from '../call-usage.ts';
 import { abortWhenGone } from '../caller-connection.ts';
 import type { ModelConfig } from '../catalog.ts';
 import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
-import { firstProblem } from '../chat.validation.ts';
+import { checkBody } from '../chat.validation.ts';
 import type { Dispatcher } from '../dispatch.ts';
-import { GatewayError, invalidRequest } from '../openai-errors.ts';
+import { GatewayError } from '../openai-errors.ts';
 import type { ChatUsage } from '../provider.ts';
 import { openEventStream } from '../sse.ts';
 import { newResponseIds, toResponse } from './responses.mapping.ts';
@@ -15,7 +15,7 @@ import { ResponsesRequest } from './responses.schemas.ts';
 import { formatResponseEvent } from './responses.sse.ts';
 import { toResponseEvents } from './responses.stream.ts';
 
-const checkBody = Compile(ResponsesRequest);
+const checkRequest = Compile(ResponsesRequest);
 
 export interface ResponsesRoutesDeps {
   readonly dispatcher: Dispatcher;
@@ -36,11 +36,8 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
     { schema: { hide: true }, bodyLimit: GATEWAY_BODY_LIMIT },
     async (request, reply) => {
       const startedAt = Date.now();
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw invalidRequest('The request body must be a JSON object.');
-      }
-      if (!checkBody.Check(body)) throw firstProblem(checkBody.Errors(body));
+      const body = checkBody(checkRequest, request.body);
+      if (body instanceof GatewayError) throw body;
       const chat = toChatRequest(body);
       if (chat instanceof GatewayError) throw chat;
       const ids = newResponseIds();

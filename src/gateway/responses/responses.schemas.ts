@@ -1,4 +1,5 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { nullable } from '../chat.schemas.ts';
 
 /**
  * The Responses API's shapes (`POST /v1/responses`): the request as OpenAI's API reference gives
@@ -9,9 +10,6 @@ import { type Static, type TSchema, Type } from 'typebox';
  * the mapping can answer with a 400 naming what is not supported instead of "matches none of
  * the shapes".
  */
-
-/** Optional fields also take `null`, as OpenAI's SDKs send them. */
-const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 
 /** Any `type` but these: the catch-all beside a union's supported members. */
 const typeOtherThan = (...types: readonly string[]) =>
