@@ -38,3 +38,13 @@ export function notExpected(expected: string): Outcome<never> {
     },
   };
 }
+
+/** The error body's text as JSON, or undefined when it is not JSON (a proxy's HTML page). */
+export async function readErrorBody(response: TransportResponse): Promise<unknown> {
+  const text = await response.body.text().catch(() => '');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text === '' ? undefined : text;
+  }
+}

@@ -45,16 +45,6 @@ export function retryAfterMs(
 const first = (value: string | string[] | undefined) =>
   Array.isArray(value) ? value[0] : value === '' ? undefined : value;
 
-/** The error body's text as JSON, or undefined when it is not JSON (a proxy's HTML page). */
-export async function readErrorBody(response: TransportResponse): Promise<unknown> {
-  const text = await response.body.text().catch(() => '');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text === '' ? undefined : text;
-  }
-}
-
 /** An error the provider described in no known shape, in OpenAI's. */
 export function genericError(status: number, detail?: string): OpenAiError {
   const type =

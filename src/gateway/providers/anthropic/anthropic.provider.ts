@@ -6,9 +6,9 @@ import {
   type TransportResponse,
   UpstreamStreamError,
 } from '../../provider.ts';
-import { notExpected, readJsonBody } from '../response-body.ts';
+import { notExpected, readErrorBody, readJsonBody } from '../response-body.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
-import { genericError, missingKey, readErrorBody, statusFailure } from '../upstream-failure.ts';
+import { genericError, missingKey, statusFailure } from '../upstream-failure.ts';
 import { toMessagesCall } from './anthropic.mapping.ts';
 import {
   type AnswerContext,

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../../catalog.ts';
 import type { Outcome, ProviderCall, ProviderFactory, TransportResponse } from '../../provider.ts';
-import { notExpected, readJsonBody } from '../response-body.ts';
-import { missingKey, readErrorBody } from '../upstream-failure.ts';
+import { notExpected, readErrorBody, readJsonBody } from '../response-body.ts';
+import { missingKey } from '../upstream-failure.ts';
 import { geminiFailureOf } from './gemini.errors.ts';
 import { toGenerateContentRequest } from './gemini.mapping.ts';
 import { isGenerateContentResponse, toChatCompletion } from './gemini.response.ts';

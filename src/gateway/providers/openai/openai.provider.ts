@@ -6,8 +6,8 @@ import type {
   TransportResponse,
 } from '../../provider.ts';
 import { estimatedUsage, messageChars } from '../../token-estimate.ts';
-import { notExpected, readJsonBody } from '../response-body.ts';
-import { readErrorBody, statusFailure } from '../upstream-failure.ts';
+import { notExpected, readErrorBody, readJsonBody } from '../response-body.ts';
+import { statusFailure } from '../upstream-failure.ts';
 import { openAiErrorOf } from './openai.errors.ts';
 import { openAiChunks } from './openai.stream.ts';
 
