@@ -239,7 +239,9 @@ const ENDPOINTS: Endpoint[] = [
     }),
     allowed: () => ({
       status: 201,
-      body: { project: { id: expect.any(String), name: 'Launch', createdAt: TIMESTAMP } },
+      body: {
+        project: { id: expect.any(String), name: 'Launch', createdAt: TIMESTAMP, access: 'owner' },
+      },
     }),
     member: () => refused(403, 'only owners and admins can create projects'),
   },

@@ -142,21 +142,17 @@ export async function findProjectAccess(
 export async function listProjects(
   db: Kysely<Tables>,
   orgId: string,
-  options: { withAccessOf?: string | undefined } = {},
+  /** Each project with `accessOf`'s access (null when none); `onlyWithAccess` keeps only those. */
+  options: { accessOf: string; onlyWithAccess: boolean },
 ) {
-  const { withAccessOf } = options;
   return db
     .selectFrom('projects as p')
-    .select(['p.id', 'p.name', 'p.created_at'])
-    .where('p.org_id', '=', orgId)
-    .$if(withAccessOf !== undefined, (q) =>
-      q.where('p.id', 'in', (eb) =>
-        eb
-          .selectFrom('project_access')
-          .select('project_id')
-          .where('user_id', '=', withAccessOf as string),
-      ),
+    .leftJoin('project_access as a', (join) =>
+      join.onRef('a.project_id', '=', 'p.id').on('a.user_id', '=', options.accessOf),
     )
+    .select(['p.id', 'p.name', 'p.created_at', 'a.access'])
+    .where('p.org_id', '=', orgId)
+    .$if(options.onlyWithAccess, (q) => q.where('a.access', 'is not', null))
     .execute();
 }
 

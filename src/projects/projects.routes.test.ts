@@ -56,6 +56,36 @@ describe('creating and listing', () => {
     expect(await names(o.viewer.token)).toEqual(['Project']);
   });
 
+  test("each project says the caller's own access; owners and admins see the ones they hold none of without it", async () => {
+    const o = await org();
+    const editorOf = await t.fixtures.project(o.orgId, { [o.viewer.id]: 'editor' });
+    const listed = async (token: string) =>
+      (
+        (await call(t, token, 'GET', `/api/v1/orgs/${o.orgId}/projects`)).body as {
+          projects: { id: string; access?: string }[];
+        }
+      ).projects
+        .map((p) => ({ id: p.id, access: p.access }))
+        .sort((a, b) => a.id.localeCompare(b.id));
+    const byId = (rows: { id: string; access: string | undefined }[]) =>
+      rows.sort((a, b) => a.id.localeCompare(b.id));
+    expect(await listed(o.viewer.token)).toEqual(
+      byId([
+        { id: o.projectId, access: 'viewer' },
+        { id: editorOf, access: 'editor' },
+      ]),
+    );
+    expect(await listed(o.lead.token)).toEqual([{ id: o.projectId, access: 'owner' }]);
+    expect(await listed(o.owner.token)).toEqual(
+      byId([
+        { id: o.projectId, access: undefined },
+        { id: editorOf, access: undefined },
+      ]),
+    );
+    const renamed = await call(t, o.lead.token, 'PATCH', o.url, { name: 'Renamed' });
+    expect((renamed.body as { project: { access?: string } }).project.access).toBe('owner');
+  });
+
   test('a name is required and not blank', async () => {
     const o = await org();
     const url = `/api/v1/orgs/${o.orgId}/projects`;

@@ -11,6 +11,12 @@ export const Project = Type.Object(
     id: Uuid('Project id'),
     name: Type.String(),
     createdAt: Timestamp('When the project was created'),
+    access: Type.Optional(
+      Type.Enum(['viewer', 'editor', 'owner'], {
+        description:
+          "The caller's own access to the project; absent when the caller holds none (owners and admins of the organization manage every project without one)",
+      }),
+    ),
   },
   { $id: 'Project', additionalProperties: false },
 );

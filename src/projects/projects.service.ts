@@ -45,8 +45,18 @@ export async function grantProjectAccess(
   });
 }
 
-function presentProject(row: { id: string; name: string; created_at: number }): Project {
-  return { id: row.id, name: row.name, createdAt: new Date(row.created_at).toISOString() };
+function presentProject(row: {
+  id: string;
+  name: string;
+  created_at: number;
+  access: ProjectAccess | null;
+}): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: new Date(row.created_at).toISOString(),
+    ...(row.access === null ? {} : { access: row.access }),
+  };
 }
 
 /**
@@ -60,7 +70,8 @@ export function createProjectsService(database: Database) {
   return {
     async list(caller: Caller): Promise<Project[]> {
       const rows = await listProjects(database.db, caller.orgId, {
-        withAccessOf: isManager(caller.role) ? undefined : caller.userId,
+        accessOf: caller.userId,
+        onlyWithAccess: !isManager(caller.role),
       });
       return rows.map(presentProject).sort(byName);
     },
@@ -82,7 +93,7 @@ export function createProjectsService(database: Database) {
         });
         const row = await findProject(trx, project.id);
         if (!row) throw notFound('not found');
-        return presentProject(row);
+        return presentProject({ ...row, access: 'owner' });
       });
     },
 
@@ -92,7 +103,7 @@ export function createProjectsService(database: Database) {
         const reached = await reachProject(trx, caller, rawId, { lock });
         requireProjectManager(reached, 'rename the project');
         const { project } = reached;
-        if (project.name === name) return presentProject(project);
+        if (project.name === name) return presentProject({ ...project, access: reached.access });
         await renameProject(trx, project.id, name);
         await recordAudit(trx, {
           orgId: caller.orgId,
@@ -101,7 +112,7 @@ export function createProjectsService(database: Database) {
           action: 'project.update',
           details: { name: { from: project.name, to: name } },
         });
-        return presentProject({ ...project, name });
+        return presentProject({ ...project, name, access: reached.access });
       });
     },
 
