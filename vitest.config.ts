@@ -32,6 +32,17 @@ export default defineConfig({
     maxWorkers: 3,
     projects: [
       {
+        // The studio: its units, and the browser tests (one engine: they test the pages, and
+        // the API beneath them is tested on both).
+        test: {
+          ...shared,
+          name: 'studio',
+          include: ['studio/**/*.test.ts'],
+          globalSetup: ['studio/e2e/global-setup.ts'],
+          env: { MNEMO_TEST_ENGINE: 'sqlite' },
+        },
+      },
+      {
         test: {
           ...shared,
           name: 'sqlite',

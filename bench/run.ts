@@ -8,6 +8,7 @@
  *   npm run bench -- [--seconds 10] [--warmup 3] [--connections 100] [--only get-one,post]
  *                    [--setups sqlite,postgres-2] [--json] [--strict]
  *   npm run bench -- --only gateway                         # the chat gateway alone
+ *   npm run bench -- --only studio                          # the studio: first load, 5,000 memories
  *   BENCH_CPU_PROF=<dir> npm run bench -- --only get-one    # a V8 CPU profile per process
  *
  * `--only` takes scenario names and `gateway`; `--connections` and `--setups` are the memory
@@ -41,6 +42,7 @@ import {
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 import { type LoadOptions, runSetups } from './session.ts';
 import { dropLeftoverStores, SETUPS, type Setup } from './setups.ts';
+import { benchStudio, type StudioOutcome } from './studio/run-studio.ts';
 import { COST_TARGETS, FLOOR, judge, judgeAcross, SETUP_TARGETS } from './targets.ts';
 
 class UsageError extends Error {
@@ -49,6 +51,9 @@ class UsageError extends Error {
 
 /** The name `--only` takes for the chat gateway's part. */
 const GATEWAY = 'gateway';
+/** The name `--only` takes for the studio's part. */
+const STUDIO = 'studio';
+const PARTS = [GATEWAY, STUDIO];
 
 interface Options {
   readonly load: LoadOptions;
@@ -56,6 +61,7 @@ interface Options {
   readonly scenarios: readonly Scenario[];
   readonly setups: readonly Setup[];
   readonly gateway: boolean;
+  readonly studio: boolean;
   readonly json: boolean;
   readonly strict: boolean;
 }
@@ -82,7 +88,7 @@ function selectScenarios(asked: Set<string> | undefined, log: (line: string) => 
   const unknown = [...asked].filter((name) => !known.has(name));
   if (unknown.length > 0) {
     throw new UsageError(
-      `--only: unknown scenario ${unknown.join(', ')}; known: ${[...known, GATEWAY].join(', ')}`,
+      `--only: unknown scenario ${unknown.join(', ')}; known: ${[...known, ...PARTS].join(', ')}`,
     );
   }
   for (const scenario of SCENARIOS.filter((s) => asked.has(s.name))) {
@@ -153,7 +159,8 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
     .filter(Boolean);
   if (only?.length === 0) throw new UsageError('--only: no scenario named');
   const gateway = only === undefined || only.includes(GATEWAY);
-  const memory = only?.filter((name) => name !== GATEWAY);
+  const studio = only === undefined || only.includes(STUDIO);
+  const memory = only?.filter((name) => !PARTS.includes(name));
   const scenarios = memory?.length === 0 ? [] : selectScenarios(memory && new Set(memory), log);
   return {
     load: {
@@ -164,6 +171,7 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
     scenarios,
     setups: scenarios.length === 0 ? [] : selectSetups(values.setups, scenarios, log),
     gateway,
+    studio,
     json: values.json,
     strict: values.strict,
   };
@@ -255,6 +263,7 @@ async function main(): Promise<number> {
   const machine = describeMachine();
   let memory: MemoryOutcome | undefined;
   let gateway: GatewayOutcome | undefined;
+  let studio: StudioOutcome | undefined;
   try {
     if (options.scenarios.length > 0) {
       memory = await benchMemory(options, machine, engines, dir, profileDir, out, log);
@@ -267,17 +276,25 @@ async function main(): Promise<number> {
       gateway = await benchGateway({ seconds, warmup, dir, profileDir, log }, out);
       out(`load average after the run: ${loadAverage().join(' ')}`);
     }
+    if (options.studio) {
+      out('');
+      studio = await benchStudio({ log }, out);
+    }
   } finally {
     removeDir();
   }
   if (options.json) {
-    const json = { ...(memory?.json ?? { machine }), ...(gateway && { gateway: gateway.json }) };
+    const json = {
+      ...(memory?.json ?? { machine }),
+      ...(gateway && { gateway: gateway.json }),
+      ...(studio && { studio: studio.json }),
+    };
     out(JSON.stringify(json, null, 2));
   }
   if (profileDir) log(`CPU profiles: ${profileDir}`);
 
-  const broken = Boolean(memory?.broken || gateway?.broken);
-  const missed = Boolean(memory?.missed || gateway?.missed);
+  const broken = Boolean(memory?.broken || gateway?.broken || studio?.broken);
+  const missed = Boolean(memory?.missed || gateway?.missed || studio?.missed);
   if (missed && !options.strict) log('missed targets change the exit code only with --strict');
   return broken || (missed && options.strict) ? 1 : 0;
 }

@@ -29,6 +29,7 @@ import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { connectRedisCounters } from './platform/redis-counters.ts';
 import { strictValidatorCompiler } from './platform/validator.ts';
+import { registerStudioRoutes, STUDIO_BUILD_DIR } from './studio/studio.routes.ts';
 import { createUsageRecorder } from './usage/usage.recorder.ts';
 import { registerUsageRoutes } from './usage/usage.routes.ts';
 
@@ -39,6 +40,8 @@ export interface AppDeps {
   readonly rateLimiter?: RateLimiter | undefined;
   readonly failedAuthLimiter?: RateLimiter | undefined;
   readonly logger?: FastifyServerOptions['logger'];
+  /** The studio's built bundle; by default what `npm run studio:build` wrote. */
+  readonly studioDirectory?: string | undefined;
 }
 
 /** Serialized full lists kept in memory, and the largest one kept (a few thousand memories). */
@@ -170,6 +173,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     clockToleranceMs: config.authClockToleranceSeconds * 1000,
   });
+
+  registerStudioRoutes(app, { directory: deps.studioDirectory ?? STUDIO_BUILD_DIR });
 
   app.get(
     '/healthz',

@@ -59,6 +59,11 @@ test('an empty store: the demo account, a credential and a curl line that works 
   const first = await start(databaseUrl);
   const demo = await announcement(first);
   expect(first.stdout()).toContain(`mnemo is serving on ${first.url}`);
+  expect(first.stdout()).toContain(`studio:            ${first.url}/studio/`);
+  // The studio is built by npm install and served by this process.
+  const studio = await fetch(`${first.url}/studio/`);
+  expect(studio.status).toBe(200);
+  expect(await studio.text()).toContain('<div id="root">');
   expect(demo.signIn).toMatch(/^demo@mnemo\.local \/ [\w-]{16} \(shown this once\)$/);
   // The printed password signs in on the sign-in pages (the README's "Sign in" section).
   const password = (demo.signIn.split(' / ')[1] as string).split(' ')[0] as string;

@@ -46,13 +46,19 @@ export async function start(config: Config): Promise<FastifyInstance> {
   app.addHook('onClose', async () => stopOAuthPurge());
   closeOnSignals(app, database);
   await app.listen({ port: config.port, host: config.host });
-  if (config.seedDemo) await announceDemo(config, database);
+  const announced = config.seedDemo && (await announceDemo(config, database));
+  if (!announced) {
+    process.stdout.write(`\nmnemo is serving on ${config.publicUrl}\n${studioLine(config)}\n\n`);
+  }
   return app;
 }
 
-async function announceDemo(config: Config, database: Database): Promise<void> {
+const studioLine = (config: Config) => `studio:            ${config.publicUrl}/studio/`;
+
+/** The banner with the demo account's sign-in and a credential; false when there is none. */
+async function announceDemo(config: Config, database: Database): Promise<boolean> {
   const demo = await ensureDemoAccount(database.db);
-  if (!demo) return;
+  if (!demo) return false;
   await database.sync();
   const token = await issuePlatformCredential(
     database.db,
@@ -63,6 +69,7 @@ async function announceDemo(config: Config, database: Database): Promise<void> {
   const lines = [
     '',
     `mnemo is serving on ${config.publicUrl}`,
+    `${studioLine(config)}  (sign in with the demo sign-in below)`,
     `demo organization: ${demo.orgId}`,
     `demo user:         ${demo.userId}`,
     demo.password === undefined
@@ -77,6 +84,7 @@ async function announceDemo(config: Config, database: Database): Promise<void> {
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  return true;
 }
 
 function closeOnSignals(app: FastifyInstance, database: Database): void {

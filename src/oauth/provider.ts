@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { JWK } from 'jose';
 import Provider, {
@@ -12,12 +13,22 @@ import { listUserOrganizations } from '../orgs/orgs.repository.ts';
 import { STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_MESSAGE } from '../platform/error-handler.ts';
 import { PLATFORM_SCOPE_NAMES } from '../platform/scopes.ts';
 import { findActiveAccount } from './accounts.ts';
-import { builtInClients, EXTRA_CLIENT_METADATA, findClientMetadata } from './client-metadata.ts';
+import {
+  builtInClients,
+  EXTRA_CLIENT_METADATA,
+  findClientMetadata,
+  STUDIO_CLIENT_ID,
+} from './client-metadata.ts';
 import { verifyClientSecret } from './client-secrets.ts';
 import { createOidcAdapter } from './oidc-adapter.ts';
 import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './pages/device.pages.ts';
 import { errorPage } from './pages/error.page.ts';
-import { signedOutPage, signOutPage } from './pages/sign-out.pages.ts';
+import {
+  SUBMIT_ON_LOAD_SCRIPT,
+  signedOutPage,
+  signingOutPage,
+  signOutPage,
+} from './pages/sign-out.pages.ts';
 import { builtInIssuer } from './platform-credential.ts';
 import { extendKeyLease, type SigningKey } from './signing-keys.ts';
 
@@ -168,11 +179,16 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx) => {
-          ctx.body = signOutPage({
-            action: ctx.oidc.urlFor('end_session_confirm'),
-            xsrf: ctx.oidc.session?.state?.secret as string,
-            host: new URL(publicUrl).host,
-          });
+          const action = ctx.oidc.urlFor('end_session_confirm');
+          const xsrf = ctx.oidc.session?.state?.secret as string;
+          // The provider validated the hint (signature, audience) before this runs: it proves
+          // the studio asked, so its one-click sign-out needs no second question.
+          if (ctx.oidc.client?.clientId === STUDIO_CLIENT_ID && ctx.oidc.params?.id_token_hint) {
+            allowInlineScript(ctx, SUBMIT_ON_LOAD_SCRIPT);
+            ctx.body = signingOutPage({ action, xsrf });
+            return;
+          }
+          ctx.body = signOutPage({ action, xsrf, host: new URL(publicUrl).host });
         },
         postLogoutSuccessSource: async (ctx) => {
           const name = ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId;
@@ -254,6 +270,13 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
     return this.clientSecret !== undefined && verifyClientSecret(actual, this.clientSecret);
   } as never;
   return provider;
+}
+
+/** Adds one inline script to the page's CSP by its hash, as the provider does for form_post. */
+function allowInlineScript(ctx: KoaContextWithOIDC, script: string) {
+  const hash = `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
+  const csp = ctx.response.get('content-security-policy');
+  ctx.set('content-security-policy', csp.replace(/script-src([^;]*)/, `script-src$1 ${hash}`));
 }
 
 /** The signed-in user of an access token; client-credentials tokens have none. */

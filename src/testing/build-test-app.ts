@@ -46,6 +46,8 @@ export async function buildTestApp(
     readonly wrapDatabase?: (database: Database) => Database;
     /** Another app's store, as a second process would share it; left for its owner to remove. */
     readonly sharedStore?: TestStore;
+    /** The studio bundle to serve (browser tests build their own). */
+    readonly studioDirectory?: string;
   } = {},
 ): Promise<TestApp> {
   const store = options.sharedStore ?? (await createTestStore());
@@ -60,6 +62,7 @@ export async function buildTestApp(
     config,
     database: options.wrapDatabase?.(database) ?? database,
     logger: false,
+    studioDirectory: options.studioDirectory,
   });
   await app.ready();
   return {

@@ -43,10 +43,13 @@ export interface OAuthServer {
  * The real app listening on a loopback port, with its public URL set to that port, so the
  * authorization server's issuer, redirects and cookies are what a client really meets.
  */
-export async function startOAuthServer(env: Record<string, string> = {}): Promise<OAuthServer> {
+export async function startOAuthServer(
+  env: Record<string, string> = {},
+  options: { studioDirectory?: string } = {},
+): Promise<OAuthServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const t = await buildTestApp({ MNEMO_PUBLIC_URL: url, ...env });
+  const t = await buildTestApp({ MNEMO_PUBLIC_URL: url, ...env }, options);
   await t.app.listen({ port, host: '127.0.0.1' });
   return serve(t, url);
 }

@@ -6,32 +6,43 @@ import { escapeHtml, type Markup, render } from './html.ts';
  * the focus ring ≥ 3:1.
  */
 const STYLE = `
-:root{color-scheme:light dark;--fg:#1a1a1a;--muted:#595959;--bg:#fff;--line:#767676;--accent:#1d4ed8;--on-accent:#fff;--danger:#b91c1c}
-@media (prefers-color-scheme:dark){:root{--fg:#f0f0f0;--muted:#b8b8b8;--bg:#141414;--line:#8c8c8c;--accent:#8fb0ff;--on-accent:#000;--danger:#ff9e9e}}
+:root{color-scheme:light dark;--fg:#16181d;--muted:#5a6170;--bg:#f6f7f9;--surface:#fff;--line:#8a919e;--edge:#dfe2e8;--accent:#4338ca;--on-accent:#fff;--danger:#b42318}
+@media (prefers-color-scheme:dark){:root{--fg:#eceef2;--muted:#a3aab8;--bg:#0f1115;--surface:#171a21;--line:#6b7382;--edge:#2c313c;--accent:#a5b4fc;--on-accent:#0f1115;--danger:#ff8a80}}
 *{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:1.0625rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;overflow-wrap:anywhere}
-main{max-width:28rem;margin:0 auto;padding:2.5rem 1rem}
-h1{font-size:1.5rem;line-height:1.25;margin:0 0 1rem}
+body{margin:0;background:var(--bg);color:var(--fg);font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;overflow-wrap:anywhere}
+main{max-width:27rem;margin:3rem auto;padding:2rem 1.75rem;background:var(--surface);border:1px solid var(--edge);border-radius:10px;box-shadow:0 1px 3px rgb(16 24 40 / 10%)}
+@media (max-width:30rem){main{margin:0;min-height:100vh;border:0;border-radius:0;box-shadow:none}}
+.brand{display:flex;align-items:center;gap:.6rem;font-weight:700;font-size:1.05rem;margin-bottom:1.5rem}
+.brand svg rect{fill:var(--accent)}.brand svg path{stroke:var(--on-accent)}
+h1{font-size:1.5rem;line-height:1.25;margin:0 0 .5rem}
 p,ul{margin:0 0 1rem}
 li{margin-bottom:.5rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95em}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
-input{display:block;width:100%;font:inherit;color:inherit;background:var(--bg);padding:.5rem .625rem;border:1px solid var(--line);border-radius:.375rem}
+input{display:block;width:100%;font:inherit;color:inherit;background:var(--surface);padding:.55rem .7rem;border:1px solid var(--line);border-radius:6px}
 input[aria-invalid="true"]{border:2px solid var(--danger)}
-button{font:inherit;font-weight:600;min-height:2.75rem;padding:.5rem 1.25rem;border:2px solid var(--accent);border-radius:.375rem;background:var(--accent);color:var(--on-accent);cursor:pointer}
+button{font:inherit;font-weight:600;min-height:2.75rem;padding:.5rem 1.25rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--on-accent);cursor:pointer}
 button.secondary{background:transparent;color:var(--accent)}
+form button{width:100%}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.5rem}
+.actions form{flex:1}
 .alert{color:var(--danger);border-left:4px solid var(--danger);padding:.25rem .75rem;margin:1rem 0;font-weight:600}
 .muted{color:var(--muted)}
-.user-code{font:700 2rem/1.2 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.15em;text-align:center;padding:1rem;border:2px dashed var(--line);border-radius:.375rem}
+.user-code{font:700 2rem/1.2 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.15em;text-align:center;padding:1rem;border:2px dashed var(--line);border-radius:6px}
 `.trim();
+
+/**
+ * mnemo's mark, drawn inline: the pages load nothing. Written as HTML parses it (the parser
+ * restores `viewBox`'s case for SVG), with every element closed.
+ */
+const BRAND = `<div class="brand"><svg viewbox="0 0 32 32" width="28" height="28" aria-hidden="true" focusable="false"><rect width="32" height="32" rx="7"></rect><path d="M8 22V11l5 6 3-4 3 4 5-6v11" fill="none" stroke-width="2.6" stroke-linecap="round" stroke-linejoin="round"></path></svg>mnemo</div>`;
 
 /**
  * The whole document around a page's content; `title` names the page before " · mnemo". A plain
  * template, not `html`, because the stylesheet is raw text that escaping would corrupt.
  */
-export function layout(o: { title: string; body: Markup }): string {
+export function layout(o: { title: string; body: Markup; script?: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -42,8 +53,9 @@ export function layout(o: { title: string; body: Markup }): string {
 </head>
 <body>
 <main>
+${BRAND}
 ${render(o.body)}
-</main>
+</main>${o.script === undefined ? '' : `\n<script>${o.script}</script>`}
 </body>
 </html>
 `;

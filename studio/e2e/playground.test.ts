@@ -1,0 +1,267 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import {
+  type OpenAiSimulator,
+  startOpenAiSimulator,
+} from '../../src/testing/simulators/openai-simulator.ts';
+import { PHONE, type StudioTest, startStudioTest } from './studio-harness.ts';
+
+const TEMPORARY = 'Studio playground (temporary)';
+
+interface ListedKey {
+  id: string;
+  name: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+let t: StudioTest;
+let sim: OpenAiSimulator;
+beforeAll(async () => {
+  // Chunks far enough apart for the page to show each before the next.
+  sim = await startOpenAiSimulator({ apiKey: 'sk-sim', chunkDelayMs: 80 });
+  const model = (id: string) => ({
+    id: `sim/${id}`,
+    provider: 'sim',
+    upstream: id,
+    contextWindow: 128_000,
+    price: { input: 2, output: 8 },
+  });
+  const catalog = join(mkdtempSync(join(tmpdir(), 'mnemo-playground-')), 'mnemo.config.json');
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      providers: { sim: { kind: 'openai', baseUrl: sim.baseUrl, apiKeyEnv: 'SIM_KEY' } },
+      models: [model('gpt-4.1'), model('gpt-4.1-mini')],
+      router: { id: 'auto', order: ['sim/gpt-4.1-mini', 'sim/gpt-4.1'] },
+    }),
+  );
+  t = await startStudioTest({ env: { MNEMO_CONFIG: catalog, SIM_KEY: 'sk-sim' } });
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+const temporaryKeys = async (userId = t.owner.id): Promise<ListedKey[]> =>
+  ((await (await t.api(userId, 'GET', '/api/v1/api-keys')).json()).keys as ListedKey[]).filter(
+    (k) => k.name === TEMPORARY,
+  );
+
+/** Signs in on the playground and waits for its models; answers the temporary key's secret. */
+async function openPlayground(
+  page: Page,
+): Promise<() => { id: string; secret: string } | undefined> {
+  let made: { id: string; secret: string } | undefined;
+  page.on('response', async (response) => {
+    if (response.url() === `${t.url}/api/v1/api-keys` && response.status() === 201) {
+      const { key, secret } = await response.json();
+      made = { id: key.id, secret };
+    }
+  });
+  await t.signIn(page, '/playground');
+  await page.getByRole('combobox', { name: 'Model' }).waitFor();
+  return () => made;
+}
+
+test('an answer streams in, with the model that answered, why, and its tokens; the chat goes on', async () => {
+  const page = await t.newPage();
+  await openPlayground(page);
+  const model = page.getByRole('combobox', { name: 'Model' });
+  // The router first, said to be one, then the catalog's models.
+  expect(await model.locator('option').allTextContents()).toEqual([
+    'auto — router',
+    'sim/gpt-4.1',
+    'sim/gpt-4.1-mini',
+  ]);
+  expect(await model.inputValue()).toBe('auto');
+  expect(await t.axe(page)).toEqual([]);
+
+  await model.selectOption('sim/gpt-4.1');
+  sim.script({
+    kind: 'text',
+    text: 'Memories are short facts about a user, kept between conversations.',
+    usage: { prompt_tokens: 11, completion_tokens: 9 },
+  });
+  // Every text the answer shows on its way, as the page shows it.
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { seen: string[] }).seen = seen;
+    new MutationObserver(() => {
+      const answer = document.querySelector('.answer')?.textContent;
+      if (answer && seen.at(-1) !== answer) seen.push(answer);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  const message = page.getByRole('textbox', { name: 'Message' });
+  await message.fill('What is a memory?');
+  await page.getByRole('button', { name: 'Send' }).click();
+
+  const turn = page.getByRole('listitem').filter({ hasText: 'What is a memory?' });
+  await turn.getByText('11 prompt · 9 completion · 20 total').waitFor();
+  const final = 'Memories are short facts about a user, kept between conversations.';
+  expect(await turn.locator('.answer').textContent()).toBe(final);
+  const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+  expect(seen.length).toBeGreaterThan(3);
+  for (const partial of seen) expect(final.startsWith(partial)).toBe(true);
+  expect(await turn.getByRole('definition').allTextContents()).toEqual([
+    'sim/gpt-4.1 via sim',
+    'requested by name',
+    '11 prompt · 9 completion · 20 total',
+  ]);
+  expect(await message.inputValue()).toBe('');
+  const first = sim.requests.at(-1)?.body;
+  expect(first).toMatchObject({
+    model: 'gpt-4.1',
+    stream: true,
+    messages: [{ role: 'user', content: 'What is a memory?' }],
+  });
+
+  // The router, with a system prompt: the whole conversation is sent again.
+  await model.selectOption('auto');
+  await page
+    .getByRole('textbox', { name: 'System prompt (optional)' })
+    .fill('Answer in one sentence.');
+  sim.script({ kind: 'text', text: 'Yes, across sessions.' });
+  await message.fill('Do they last?');
+  await message.press('Enter');
+  const second = page.getByRole('listitem').filter({ hasText: 'Do they last?' });
+  await second.getByText(/\d+ prompt · \d+ completion · \d+ total/).waitFor();
+  const facts = await second.getByRole('definition').allTextContents();
+  expect(facts[0]).toBe('sim/gpt-4.1-mini via sim');
+  expect(facts[1]).toMatch(/^sim\/gpt-4\.1-mini: first in the router's order/);
+  expect(sim.requests.at(-1)?.body).toMatchObject({
+    model: 'gpt-4.1-mini',
+    messages: [
+      { role: 'system', content: 'Answer in one sentence.' },
+      { role: 'user', content: 'What is a memory?' },
+      { role: 'assistant', content: final },
+      { role: 'user', content: 'Do they last?' },
+    ],
+  });
+  // Text, never markup.
+  sim.script({ kind: 'text', text: '<img src=x onerror="window.hacked=1"> <b>bold</b>' });
+  await message.fill('Show HTML');
+  await message.press('Enter');
+  const third = page.getByRole('listitem').filter({ hasText: 'Show HTML' });
+  await third.getByText(/total$/).waitFor();
+  expect(await third.locator('.answer').textContent()).toBe(
+    '<img src=x onerror="window.hacked=1"> <b>bold</b>',
+  );
+  expect(await third.locator('.answer img, .answer b').count()).toBe(0);
+  expect(await t.axe(page)).toEqual([]);
+
+  // The key it used: the playground's own, expiring within the hour.
+  const [key, ...others] = await temporaryKeys();
+  expect(others).toEqual([]);
+  expect(key?.revokedAt).toBeNull();
+  const lifetime = Date.parse(key?.expiresAt ?? '') - Date.parse(key?.createdAt ?? '');
+  expect(lifetime).toBeGreaterThan(50 * 60_000);
+  expect(lifetime).toBeLessThanOrEqual(60 * 60_000);
+
+  await page.getByRole('button', { name: 'New chat' }).click();
+  expect(await page.getByRole('listitem').filter({ hasText: 'What is a memory?' }).count()).toBe(0);
+  await page.getByText('Send a message to start.').waitFor();
+});
+
+test('Stop ends the answer where it is', async () => {
+  const page = await t.newPage();
+  await openPlayground(page);
+  await page.getByRole('combobox', { name: 'Model' }).selectOption('sim/gpt-4.1');
+  sim.script({ kind: 'text', text: 'one two three four five six seven eight nine ten '.repeat(4) });
+  await page.getByRole('textbox', { name: 'Message' }).fill('Count');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const turn = page.getByRole('listitem').filter({ hasText: 'Count' });
+  await turn.locator('.answer').getByText('two').waitFor();
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await turn.getByText('Stopped').waitFor();
+  const partial = (await turn.locator('.answer').textContent()) ?? '';
+  expect(partial.startsWith('one two')).toBe(true);
+  expect(partial).not.toContain('ten one');
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
+});
+
+test('a refused request is a sentence and the message stays; an answer that breaks off says so', async () => {
+  const page = await t.newPage();
+  await openPlayground(page);
+  await page.getByRole('combobox', { name: 'Model' }).selectOption('sim/gpt-4.1');
+  sim.script({
+    kind: 'error',
+    status: 400,
+    body: {
+      error: {
+        message: 'this model cannot discuss bananas',
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      },
+    },
+  });
+  const message = page.getByRole('textbox', { name: 'Message' });
+  await message.fill('Tell me about bananas');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const alert = page.getByRole('alert');
+  await alert.getByText('This model cannot discuss bananas.').waitFor();
+  expect(await message.inputValue()).toBe('Tell me about bananas');
+  expect(await page.getByRole('region', { name: 'Messages' }).getByRole('listitem').count()).toBe(
+    0,
+  );
+  expect(await t.axe(page)).toEqual([]);
+
+  sim.script({ kind: 'error-mid-stream', text: 'Bananas are' });
+  await page.getByRole('button', { name: 'Send' }).click();
+  const turn = page.getByRole('listitem').filter({ hasText: 'Tell me about bananas' });
+  await turn
+    .getByRole('alert')
+    .getByText(/^The answer broke off\. /)
+    .waitFor();
+  expect(await turn.locator('.answer').textContent()).toBe('Bananas are');
+});
+
+test('the temporary key is revoked when the person signs out, and when the page goes away', async () => {
+  const page = await t.newPage();
+  const madeKey = await openPlayground(page);
+  await expect.poll(() => madeKey()?.secret).toMatch(/^mnemo_sk_/);
+  const { id, secret } = madeKey() as { id: string; secret: string };
+  const models = () =>
+    fetch(`${t.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+  expect((await models()).status).toBe(200);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+  expect((await models()).status).toBe(401);
+  expect((await temporaryKeys()).find((k) => k.id === id)?.revokedAt).toEqual(expect.any(String));
+
+  // Leaving for another page of the studio, and closing the tab, revoke it too.
+  const member = await t.person({ name: 'Grace Hopper' });
+  const second = await t.newPage();
+  await t.signIn(second, '/playground', member);
+  await second.getByRole('combobox', { name: 'Model' }).waitFor();
+  await second.getByRole('link', { name: 'Usage' }).click();
+  await expect
+    .poll(async () => (await temporaryKeys(member.id)).map((k) => !!k.revokedAt))
+    .toEqual([true]);
+  // Back again: the next message makes a new key.
+  await second.getByRole('link', { name: 'Playground' }).click();
+  await second.getByRole('textbox', { name: 'Message' }).fill('Still there?');
+  await second.getByRole('button', { name: 'Send' }).click();
+  await second.getByText(/\d+ prompt · \d+ completion · \d+ total/).waitFor();
+  await expect.poll(async () => (await temporaryKeys(member.id)).length).toBe(2);
+  await second.close({ runBeforeUnload: true });
+  await expect
+    .poll(async () => (await temporaryKeys(member.id)).map((k) => !!k.revokedAt))
+    .toEqual([true, true]);
+});
+
+test('at 375 px, in the dark, the playground fits and reads well', async () => {
+  const page = await t.newPage({ viewport: PHONE, colorScheme: 'dark' });
+  await openPlayground(page);
+  sim.script({ kind: 'text', text: 'A fairly long answer that has to wrap on a narrow screen.' });
+  await page.getByRole('textbox', { name: 'Message' }).fill('Hello from a phone');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByText(/\d+ prompt · \d+ completion · \d+ total/).waitFor();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await t.axe(page)).toEqual([]);
+});

@@ -1,0 +1,53 @@
+/**
+ * The person's rate budget (here 6 requests a minute) is shared with their own scripts: when
+ * the live list runs into it, the page waits for the 429's Retry-After without a word, then
+ * goes on syncing.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { type StudioTest, startStudioTest } from './studio-harness.ts';
+
+let t: StudioTest;
+beforeAll(async () => {
+  t = await startStudioTest({ env: { MNEMO_RATE_LIMIT_PER_MINUTE: '6' } });
+});
+afterAll(() => t?.close());
+
+test('a 429 is waited out quietly, and the list goes on updating after it', async () => {
+  const member = await t.person({ name: 'Busy Member' });
+  await t.api(t.owner.id, 'POST', '/api/v1/memory', {
+    content: 'Was there before',
+    user: member.id,
+  });
+  const page = await t.newPage();
+  // Remembers whether an alert ever showed, however briefly.
+  await page.addInitScript(() => {
+    new MutationObserver(() => {
+      if (document.querySelector('[role="alert"]')) {
+        (window as { alerted?: boolean }).alerted = true;
+      }
+    }).observe(document, { subtree: true, childList: true });
+  });
+  const alerted = () => page.evaluate(() => (window as { alerted?: boolean }).alerted === true);
+  const limited: number[] = [];
+  page.on('response', (response) => {
+    if (response.status() === 429) limited.push(Number(response.headers()['retry-after']));
+  });
+  await t.signIn(page, '/memories', member);
+  await page.getByRole('list', { name: 'Memories' }).getByText('Was there before').waitFor();
+  await expect.poll(() => limited.length, { timeout: 60_000, interval: 500 }).toBeGreaterThan(0);
+  expect(limited[0]).toBeGreaterThanOrEqual(1);
+
+  // The owner (a budget of their own) adds a memory to the member's store; the page shows it
+  // once the wait is over.
+  const added = await t.api(t.owner.id, 'POST', '/api/v1/memory', {
+    content: 'Arrived after the wait',
+    user: member.id,
+  });
+  expect(added.status).toBe(201);
+  await page
+    .getByRole('list', { name: 'Memories' })
+    .getByText('Arrived after the wait')
+    .waitFor({ timeout: 70_000 });
+  // Nothing was said about the wait at any time.
+  expect(await alerted()).toBe(false);
+}, 150_000);

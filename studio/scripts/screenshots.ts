@@ -1,0 +1,257 @@
+/**
+ * `npm run studio:screenshots`: pictures of every page of the studio for docs/studio/, in light
+ * and dark, at desktop (1280 px) and phone (375 px) width. A real mnemo serves the studio as
+ * built now, seeded with an example organization; the playground talks to the OpenAI-compatible
+ * simulator on loopback. Each picture is the browser's viewport, as a person first sees the page.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { newRowId } from '../../src/db/row-id.ts';
+import { startOpenAiSimulator } from '../../src/testing/simulators/openai-simulator.ts';
+import { createUsageRepository } from '../../src/usage/usage.repository.ts';
+import { DESKTOP, PHONE, type StudioTest, startStudioTest } from '../e2e/studio-harness.ts';
+import { buildStudio } from './build-studio.ts';
+
+const OUT = fileURLToPath(new URL('../../docs/studio/', import.meta.url));
+const DAY_MS = 86_400_000;
+
+interface Shot {
+  readonly name: string;
+  readonly path: string;
+  /** What the page must show before the picture is taken. */
+  readonly ready: (page: Page) => Promise<unknown>;
+  /** Something to do on the page first (open a dialog, send a message). */
+  readonly act?: (page: Page) => Promise<unknown>;
+}
+
+async function post(t: StudioTest, userId: string, path: string, body: unknown) {
+  const response = await t.api(userId, 'POST', path, body);
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json() as Promise<Record<string, { id: string }>>;
+}
+
+/** An organization as a small team would have it after a few weeks. */
+async function seed(t: StudioTest) {
+  const fixtures = t.server.t.fixtures;
+  const ada = t.owner;
+  const grace = await t.person({ role: 'admin', name: 'Grace Hopper' });
+  const katherine = await t.person({ role: 'member', name: 'Katherine Johnson' });
+  const alan = await t.person({ role: 'member', name: 'Alan Turing' });
+  await fixtures.status(alan.id, 'suspended');
+
+  const mine: [string, string?][] = [
+    ['Prefers concise answers: code first, explanation after', 'preference'],
+    ['Staff engineer on the payments team; has been at Acme for six years', 'identity'],
+    ['Wants to move the ledger service to PostgreSQL 17 before the March freeze', 'goal'],
+    ['Never deploy on Fridays: the on-call rotation is thin at weekends', 'constraint'],
+    [
+      'Works with Grace on the reconciliation pipeline; Katherine reviews the maths',
+      'relationship',
+    ],
+    ['The ledger service uses event sourcing with a nightly snapshot', 'project'],
+    ['Writes TypeScript by day and Rust on weekends', 'identity'],
+    ['Likes diagrams in answers about architecture', 'preference'],
+    ['Keeps notes at https://notes.example.com/ada/ledger/architecture/event-sourcing/snapshots'],
+  ];
+  for (const [content, category] of mine) {
+    await post(t, ada.id, '/api/v1/memory', { content, ...(category ? { category } : {}) });
+  }
+
+  const ledger = (
+    await post(t, ada.id, `/api/v1/orgs/${t.orgId}/projects`, { name: 'Ledger migration' })
+  ).project as { id: string };
+  await post(t, ada.id, `/api/v1/orgs/${t.orgId}/projects`, { name: 'Onboarding assistant' });
+  for (const [user, access] of [
+    [grace.id, 'editor'],
+    [katherine.id, 'viewer'],
+  ] as const) {
+    await t.api(ada.id, 'PUT', `/api/v1/projects/${ledger.id}/collaborators/${user}`, { access });
+  }
+  for (const content of [
+    'Cut-over is planned for the weekend of 14 March',
+    'Reads go to the replica until the backfill is verified',
+    'Rollback plan: keep the old ledger writable for 48 hours',
+  ]) {
+    await post(t, ada.id, '/api/v1/memory', { content, category: 'project', project: ledger.id });
+  }
+  await post(t, katherine.id, '/api/v1/memory', {
+    content: 'Prefers morning meetings',
+    category: 'preference',
+  });
+  // Acts for another member: these are what the audit log is for.
+  await post(t, ada.id, '/api/v1/memory', {
+    content: 'Leads the review of the reconciliation maths',
+    category: 'goal',
+    user: katherine.id,
+  });
+
+  const production = (await post(t, ada.id, '/api/v1/api-keys', { name: 'Production app' })).key;
+  const ci = (
+    await post(t, grace.id, '/api/v1/api-keys', {
+      name: 'CI pipeline',
+      expiresAt: new Date(Date.now() + 90 * DAY_MS).toISOString(),
+    })
+  ).key;
+  const old = (await post(t, ada.id, '/api/v1/api-keys', { name: 'Old laptop' })).key;
+  await t.api(ada.id, 'DELETE', `/api/v1/api-keys/${old?.id}`);
+
+  // Calls of the last four weeks, as the gateway records them.
+  const today = Date.now() - (Date.now() % DAY_MS);
+  const models = [
+    ['openai/gpt-4.1', 2, 8],
+    ['anthropic/claude-sonnet-4-5', 3, 15],
+    ['google/gemini-2.5-flash', 0.3, 2.5],
+  ] as const;
+  const rows = [];
+  for (let daysAgo = 27; daysAgo >= 0; daysAgo--) {
+    const weekday = new Date(today - daysAgo * DAY_MS).getUTCDay();
+    const calls = (weekday === 0 || weekday === 6 ? 6 : 24) + ((daysAgo * 7) % 11);
+    for (let n = 0; n < calls; n++) {
+      const [model, input, output] = models[(n + daysAgo) % 3] as (typeof models)[number];
+      const prompt = 400 + ((n * 97 + daysAgo * 31) % 1600);
+      const completion = 120 + ((n * 53 + daysAgo * 17) % 600);
+      const byGrace = n % 4 === 0;
+      rows.push({
+        id: newRowId(),
+        at: today - daysAgo * DAY_MS + 8 * 3_600_000 + n * 900_000,
+        org_id: t.orgId,
+        user_id: byGrace ? grace.id : ada.id,
+        key_id: (byGrace ? ci?.id : production?.id) as string,
+        model,
+        provider: model.split('/')[0] as string,
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        cost_micro_usd: Math.round(prompt * input + completion * output),
+        latency_ms: 600 + ((n * 37) % 900),
+        status: n % 29 === 0 ? 502 : 200,
+      });
+    }
+  }
+  await createUsageRepository(t.server.t.database.db).insertMany(rows);
+  return { ledger: ledger.id };
+}
+
+async function main() {
+  const sim = await startOpenAiSimulator({ apiKey: 'sk-sim', chunkDelayMs: 5 });
+  const work = mkdtempSync(join(tmpdir(), 'mnemo-screenshots-'));
+  const catalog = join(work, 'mnemo.config.json');
+  const model = (id: string, upstream: string) => ({
+    id,
+    provider: 'openai',
+    upstream,
+    contextWindow: 128_000,
+    price: { input: 2, output: 8 },
+  });
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      providers: { openai: { kind: 'openai', baseUrl: sim.baseUrl, apiKeyEnv: 'SIM_KEY' } },
+      models: [model('openai/gpt-4.1', 'gpt-4.1'), model('openai/gpt-4.1-mini', 'gpt-4.1-mini')],
+      router: { id: 'auto', order: ['openai/gpt-4.1-mini', 'openai/gpt-4.1'] },
+    }),
+  );
+  await buildStudio(join(work, 'studio'));
+  const t = await startStudioTest({
+    studioDirectory: join(work, 'studio'),
+    env: { MNEMO_CONFIG: catalog, SIM_KEY: 'sk-sim' },
+  });
+  try {
+    const { ledger } = await seed(t);
+    const shots: Shot[] = [
+      {
+        name: 'memories',
+        path: '/memories',
+        ready: (p) => p.getByText('Staff engineer').waitFor(),
+      },
+      {
+        name: 'memories-project-pool',
+        path: `/memories/projects/${ledger}`,
+        ready: (p) => p.getByText('Cut-over is planned').waitFor(),
+      },
+      {
+        name: 'projects',
+        path: '/projects',
+        ready: (p) => p.getByText('Onboarding assistant').first().waitFor(),
+      },
+      {
+        name: 'project',
+        path: `/projects/${ledger}`,
+        ready: (p) => p.getByText('Katherine Johnson').first().waitFor(),
+      },
+      {
+        name: 'members',
+        path: '/members',
+        ready: (p) => p.getByText('Alan Turing').first().waitFor(),
+      },
+      {
+        name: 'usage',
+        path: '/usage?range=30',
+        ready: (p) => p.locator('canvas').first().waitFor(),
+      },
+      {
+        name: 'audit',
+        path: '/audit',
+        ready: (p) => p.getByText('Katherine Johnson').first().waitFor(),
+      },
+      {
+        name: 'playground',
+        path: '/playground',
+        ready: (p) => p.getByText('Tokens').first().waitFor(),
+        act: async (p) => {
+          await p.getByRole('combobox', { name: 'Model' }).waitFor();
+          await p
+            .getByRole('textbox', { name: 'Message' })
+            .fill('What should I keep in mind for the ledger cut-over?');
+          await p.getByRole('button', { name: 'Send' }).click();
+        },
+      },
+      {
+        name: 'api-keys',
+        path: '/settings/api-keys',
+        ready: (p) => p.getByText('CI pipeline').first().waitFor(),
+      },
+      {
+        name: 'api-keys-created',
+        path: '/settings/api-keys',
+        ready: (p) => p.getByRole('textbox', { name: 'Secret key' }).waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Create key' }).click();
+          await p.getByRole('textbox', { name: 'Name' }).fill('Analytics notebook');
+          await p.getByRole('button', { name: 'Create', exact: true }).click();
+        },
+      },
+    ];
+    mkdirSync(OUT, { recursive: true });
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const [width, viewport] of [
+        ['desktop', DESKTOP],
+        ['phone', PHONE],
+      ] as const) {
+        const page = await t.newPage({ viewport, colorScheme: scheme });
+        await t.signIn(page, '/memories');
+        for (const shot of shots) {
+          await page.goto(`${t.url}/studio${shot.path}`);
+          await page.getByRole('navigation', { name: 'Main' }).waitFor();
+          await shot.act?.(page);
+          await shot.ready(page);
+          // Let the page settle: fonts, the chart's first frame, the live status.
+          await page.waitForTimeout(400);
+          const file = join(OUT, `${shot.name}-${scheme}-${width}.png`);
+          await page.screenshot({ path: file });
+          process.stdout.write(`${file}\n`);
+        }
+        await page.context().close();
+      }
+    }
+  } finally {
+    await t.close();
+    await sim.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,46 @@
+import { Navigate, Route, Routes } from 'react-router';
+import { AuditPage } from '../audit/audit-page.tsx';
+import { ApiKeysPage } from '../keys/api-keys-page.tsx';
+import { MembersPage } from '../members/members-page.tsx';
+import { MemoriesPage } from '../memories/memories-page.tsx';
+import { PlaygroundPage } from '../playground/playground-page.tsx';
+import { ProjectPage } from '../projects/project-page.tsx';
+import { ProjectsPage } from '../projects/projects-page.tsx';
+import { EmptyState } from '../ui/empty-state.tsx';
+import { Page } from '../ui/page.tsx';
+import { UsagePage } from '../usage/usage-page.tsx';
+import { Layout } from './layout.tsx';
+
+/** Every page has its own URL under /studio; docs/studio.md lists them. */
+export function App() {
+  return (
+    <Routes>
+      <Route element={<Layout />}>
+        <Route index element={<Navigate to="/memories" replace />} />
+        <Route path="callback" element={<Navigate to="/memories" replace />} />
+        <Route path="memories" element={<MemoriesPage />} />
+        <Route path="memories/projects/:projectId" element={<MemoriesPage />} />
+        <Route path="memories/members/:userId" element={<MemoriesPage />} />
+        <Route path="projects" element={<ProjectsPage />} />
+        <Route path="projects/:projectId" element={<ProjectPage />} />
+        <Route path="members" element={<MembersPage />} />
+        <Route path="usage" element={<UsagePage />} />
+        <Route path="audit" element={<AuditPage />} />
+        <Route path="playground" element={<PlaygroundPage />} />
+        <Route path="settings" element={<Navigate to="/settings/api-keys" replace />} />
+        <Route path="settings/api-keys" element={<ApiKeysPage />} />
+        <Route path="*" element={<NotFound />} />
+      </Route>
+    </Routes>
+  );
+}
+
+function NotFound() {
+  return (
+    <Page title="Page not found">
+      <EmptyState title="There is no such page">
+        <p>The address may be mistyped, or the page moved. Pick a page from the menu.</p>
+      </EmptyState>
+    </Page>
+  );
+}

@@ -1,0 +1,165 @@
+import type { components } from '../api/openapi.d.ts';
+
+export type AuditEntry = components['schemas']['AuditEntry'];
+
+/** What an entry was done to, as the page names it. */
+export type AuditTarget =
+  | { readonly kind: 'person'; readonly id: string }
+  | { readonly kind: 'project'; readonly id: string; readonly recordedName: string | undefined }
+  | { readonly kind: 'organization'; readonly id: string }
+  | { readonly kind: 'other'; readonly id: string };
+
+export interface DescribedEntry {
+  /** The act in words: "Changed a member's role". */
+  readonly action: string;
+  readonly target: AuditTarget;
+  /** What changed, in words; undefined when the action says it all. */
+  readonly details: string | undefined;
+}
+
+/** Names the words need that the entry only holds as ids. */
+export interface AuditNames {
+  project(id: string): string | undefined;
+}
+
+const ROLE: Record<string, string> = { owner: 'owner', admin: 'admin', member: 'member' };
+const ACCESS: Record<string, string> = { viewer: 'viewer', editor: 'editor', owner: 'owner' };
+const OVERRIDE: Record<string, string> = {
+  members: 'any member',
+  admins: 'owners and admins only',
+};
+
+/** Memory operations are recorded when someone acts for another member (the user override). */
+const MEMORY_ACTS: Record<string, string> = {
+  list: 'Listed memories',
+  get: 'Read a memory',
+  add: 'Added a memory',
+  update: 'Updated a memory',
+  delete: 'Deleted a memory',
+};
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const quoted = (value: unknown) => (typeof value === 'string' ? `“${value}”` : undefined);
+const word = (words: Record<string, string>, value: unknown) =>
+  typeof value === 'string' ? (words[value] ?? value) : undefined;
+
+interface Change {
+  readonly from: unknown;
+  readonly to: unknown;
+}
+const change = (value: unknown): Change | undefined =>
+  typeof value === 'object' && value !== null && 'from' in value && 'to' in value
+    ? (value as Change)
+    : undefined;
+
+/** Details of an action the page does not know, as "key: value" pairs. */
+function plainDetails(details: Record<string, unknown> | undefined): string | undefined {
+  if (!details || Object.keys(details).length === 0) return undefined;
+  return Object.entries(details)
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join('; ');
+}
+
+const joined = (parts: readonly (string | undefined)[]) => {
+  const present = parts.filter((part): part is string => part !== undefined && part !== '');
+  return present.length === 0 ? undefined : present.join('; ');
+};
+
+/**
+ * An audit entry in words. The actions are those the API records (`recordAudit` calls):
+ * org.update, member.add|role|remove, project.create|update|delete, collaborator.set|remove,
+ * api_key.create|revoke, and list|get|add|update|delete of memories done for another member.
+ * An action not known here is shown as the API names it.
+ */
+export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEntry {
+  const d = entry.details ?? {};
+  const person: AuditTarget = { kind: 'person', id: entry.targetId };
+  const project = (recordedName: string | undefined): AuditTarget => ({
+    kind: 'project',
+    id: entry.targetId,
+    recordedName,
+  });
+  const projectName = (id: unknown) =>
+    typeof id === 'string' ? (quoted(names.project(id)) ?? 'a deleted project') : 'a project';
+
+  switch (entry.action) {
+    case 'org.update': {
+      const name = change(d.name);
+      const override = change(d.userOverride);
+      return {
+        action: 'Changed the organization’s settings',
+        target: { kind: 'organization', id: entry.targetId },
+        details: joined([
+          name ? `Name ${quoted(name.from)} → ${quoted(name.to)}` : undefined,
+          override
+            ? `Who may act for other members: ${word(OVERRIDE, override.from)} → ${word(OVERRIDE, override.to)}`
+            : undefined,
+        ]),
+      };
+    }
+    case 'member.add':
+      return { action: 'Added a member', target: person, details: roleAs('As', d.role) };
+    case 'member.role': {
+      return {
+        action: 'Changed a member’s role',
+        target: person,
+        details: `${word(ROLE, d.from) ?? '?'} → ${word(ROLE, d.to) ?? '?'}`,
+      };
+    }
+    case 'member.remove': {
+      const grants = typeof d.revokedGrants === 'number' ? d.revokedGrants : 0;
+      return {
+        action: 'Removed a member',
+        target: person,
+        details: joined([
+          roleAs('Was', d.role),
+          grants > 0 ? `${grants} app authorization${grants === 1 ? '' : 's'} revoked` : undefined,
+        ]),
+      };
+    }
+    case 'project.create':
+      return { action: 'Created a project', target: project(text(d.name)), details: undefined };
+    case 'project.update': {
+      const name = change(d.name);
+      return {
+        action: 'Renamed a project',
+        target: project(text(name?.to)),
+        details: name ? `${quoted(name.from)} → ${quoted(name.to)}` : undefined,
+      };
+    }
+    case 'project.delete':
+      return { action: 'Deleted a project', target: project(text(d.name)), details: undefined };
+    case 'collaborator.set': {
+      const previous = word(ACCESS, d.previous);
+      return {
+        action: previous ? 'Changed project access' : 'Gave project access',
+        target: person,
+        details: `${word(ACCESS, d.access) ?? '?'} on ${projectName(d.projectId)}${previous ? ` (was ${previous})` : ''}`,
+      };
+    }
+    case 'collaborator.remove':
+      return {
+        action: 'Removed project access',
+        target: person,
+        details: `Was ${word(ACCESS, d.access) ?? '?'} on ${projectName(d.projectId)}`,
+      };
+    case 'api_key.create':
+      return { action: 'Created an API key', target: person, details: quoted(d.name) };
+    case 'api_key.revoke':
+      return { action: 'Revoked an API key', target: person, details: quoted(d.name) };
+    default: {
+      const memoryAct = MEMORY_ACTS[entry.action];
+      if (memoryAct) return { action: memoryAct, target: person, details: undefined };
+      return {
+        action: entry.action,
+        target: { kind: 'other', id: entry.targetId },
+        details: plainDetails(entry.details),
+      };
+    }
+  }
+}
+
+function roleAs(lead: string, role: unknown): string | undefined {
+  const said = word(ROLE, role);
+  return said ? `${lead} ${said}` : undefined;
+}
