@@ -1,11 +1,23 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
+import { registerAuditRoutes } from './audit/audit.routes.ts';
+import { createPlatformAuthentication } from './auth/authenticate.ts';
+import { createCredentialVerifier } from './auth/credentials.ts';
 import type { Config } from './config.ts';
 import { createStoreProbe, readinessCheck } from './db/availability.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
+import type { Catalog } from './gateway/catalog.ts';
+import { createCircuitBreaker } from './gateway/circuit-breaker.ts';
+import { createDispatcher } from './gateway/dispatch.ts';
 import { registerGatewayRoutes } from './gateway/gateway.routes.ts';
+import { loadCatalog } from './gateway/gateway-config.ts';
+import { openAiErrorShape } from './gateway/openai-errors.ts';
+import { createProviders } from './gateway/providers/provider-kinds.ts';
+import { createTransport } from './gateway/providers/transport.ts';
+import { createApiKeyAuthenticator } from './keys/api-key-auth.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
+import { createLastUsedRecorder } from './keys/last-used.ts';
 import { createCursorCodec } from './memory/cursor.ts';
 import { createListCache } from './memory/list-cache.ts';
 import { createMemoryRepository } from './memory/memory.repository.ts';
@@ -14,21 +26,29 @@ import { createMemoryService } from './memory/memory.service.ts';
 import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createSignIn } from './oauth/accounts.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
+import { oauthErrorShape } from './oauth/oauth-errors.ts';
 import { createProviderHolder } from './oauth/provider-holder.ts';
-import { registerOrganizationManagement } from './orgs/management.routes.ts';
-import { createPlatformAuthentication } from './platform/authenticate.ts';
-import { createCredentialVerifier } from './platform/credentials.ts';
+import { registerMeRoutes } from './orgs/me.routes.ts';
+import { registerMembersRoutes } from './orgs/members.routes.ts';
+import { createMembersService } from './orgs/members.service.ts';
+import { organizationInPath } from './orgs/organization-in-path.ts';
+import { registerOrgRoutes } from './orgs/orgs.routes.ts';
+import { createOrganizationsService } from './orgs/orgs.service.ts';
+import { registerCors } from './platform/cors.ts';
 import { registerDrain } from './platform/drain.ts';
-import {
-  frameworkErrors,
-  noStore,
-  registerErrorHandling,
-  sendStoreUnavailable,
-} from './platform/error-handler.ts';
+import { noStore, registerErrorHandling, sendStoreUnavailable } from './platform/error-handler.ts';
+import { createErrorSurfaces } from './platform/error-surfaces.ts';
+import { registerJsonBodies } from './platform/json-body.ts';
+import { registerLingeringClose } from './platform/lingering-close.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { connectRedisCounters } from './platform/redis-counters.ts';
 import { strictValidatorCompiler } from './platform/validator.ts';
+import { registerCollaboratorsRoutes } from './projects/collaborators.routes.ts';
+import { createCollaboratorsService } from './projects/collaborators.service.ts';
+import { projectOrganizationInPath } from './projects/project-in-path.ts';
+import { registerProjectsRoutes } from './projects/projects.routes.ts';
+import { createProjectsService } from './projects/projects.service.ts';
 import { registerStudioRoutes, STUDIO_BUILD_DIR } from './studio/studio.routes.ts';
 import { createUsageRecorder } from './usage/usage.recorder.ts';
 import { registerUsageRoutes } from './usage/usage.routes.ts';
@@ -42,6 +62,11 @@ export interface AppDeps {
   readonly logger?: FastifyServerOptions['logger'];
   /** The studio's built bundle; by default what `npm run studio:build` wrote. */
   readonly studioDirectory?: string | undefined;
+  /**
+   * The chat interface's catalog, as main.ts read and checked it before opening the store; by
+   * default read here from where the configuration locates it.
+   */
+  readonly catalog?: Catalog | undefined;
 }
 
 /** Serialized full lists kept in memory, and the largest one kept (a few thousand memories). */
@@ -50,6 +75,13 @@ const LIST_CACHE_BODY_BYTES = 1024 * 1024;
 
 /** 64 KiB: far above the largest valid memory, low enough to refuse abuse cheaply. */
 const BODY_LIMIT = 64 * 1024;
+
+/**
+ * Path parameters (ids) of any length reach their route, which answers 404 for an id it does
+ * not know, after authentication; Fastify's default (100) answered 400 before it. The request
+ * line's own limit (Node's 16 KiB of headers) still bounds them.
+ */
+const MAX_PARAM_LENGTH = 16 * 1024;
 
 /** Failed sign-ins allowed per account and per client address in a quarter of an hour. */
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
@@ -62,10 +94,14 @@ const READY_TIMEOUT_MS = 1000;
 /** The composition root: every part of the HTTP interface is wired here, explicitly. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
+  // Errors raised before any route's handler runs are shaped by the interface of their path.
+  const surfaces = createErrorSurfaces({ '/v1': openAiErrorShape, '/oauth': oauthErrorShape });
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
-    frameworkErrors,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: surfaces.frameworkErrors,
+    clientErrorHandler: surfaces.clientErrorHandler,
     // Shutdown is handled by registerDrain, in the interface's error shape.
     return503OnClosing: false,
     // Behind a load balancer, the client's address (failed-auth limit, logs) comes from
@@ -91,7 +127,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
   registerDrain(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, surfaces);
+  registerJsonBodies(app);
+  registerLingeringClose(app);
+  // Browser apps of the origins in MNEMO_CORS_ORIGINS: before authentication, so a preflight
+  // (which carries no credential) is answered.
+  await registerCors(app, config.corsOrigins);
   await registerOpenApi(app, config.publicUrl);
 
   // Both limits count in Redis when there is one (one connection per process), else here. A
@@ -133,16 +174,56 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // The platform API (each part registers its routes below this line).
-  registerOrganizationManagement(app, { authenticate, database, environment: config.env });
+  // Organizations, members, projects and their collaborators, and the audit log: the studio's
+  // management. A route under `/orgs/{orgId}` or `/projects/{projectId}` is authenticated as a
+  // member of the organization its path names (404 for an unknown one, before membership).
+  const memberOfOrgInPath = authenticate.memberOf(organizationInPath(database.db));
+  const memberOfProjectInPath = authenticate.memberOf(projectOrganizationInPath(database.db));
+  const organizations = createOrganizationsService({ database, environment: config.env });
+  registerMeRoutes(app, { service: organizations, account: authenticate.account });
+  registerOrgRoutes(app, { service: organizations, authenticate: memberOfOrgInPath });
+  registerMembersRoutes(app, {
+    service: createMembersService(database),
+    authenticate: memberOfOrgInPath,
+  });
+  registerProjectsRoutes(app, {
+    service: createProjectsService(database),
+    authenticateOrg: memberOfOrgInPath,
+    authenticateProject: memberOfProjectInPath,
+  });
+  registerCollaboratorsRoutes(app, {
+    service: createCollaboratorsService(database),
+    authenticate: memberOfProjectInPath,
+  });
+  registerAuditRoutes(app, { database, member: authenticate.member });
   registerUsageRoutes(app, { authenticate, database });
-  const authenticateApiKey = registerKeyRoutes(app, { authenticate, database });
+  registerKeyRoutes(app, { authenticate, database });
+  // The chat interface's key check. Key uses are written in batches, and once more on close.
+  const keyUses = createLastUsedRecorder({
+    database,
+    onError: (error) => app.log.warn({ err: error }, 'writing API keys last used failed'),
+  });
+  app.addHook('onClose', () => keyUses.close());
+  const authenticateApiKey = createApiKeyAuthenticator({ database, lastUsed: keyUses });
   const usageRecorder = createUsageRecorder(database);
   app.addHook('onClose', () => usageRecorder.close());
+  // The chat interface: its providers share one transport's pools, and one circuit breaker
+  // keeps failing providers out of the router's choices.
+  const catalog = deps.catalog ?? loadCatalog(config.catalogLocation);
+  const transport = createTransport({
+    firstByteTimeoutMs: config.gatewayTimeoutMs,
+    idleTimeoutMs: config.gatewayTimeoutMs,
+  });
+  app.addHook('onClose', () => transport.close());
   registerGatewayRoutes(app, {
-    catalog: config.catalog,
+    catalog,
+    dispatcher: createDispatcher({
+      catalog,
+      providers: createProviders(catalog, transport),
+      breaker: createCircuitBreaker(),
+    }),
     authenticateApiKey,
     usage: usageRecorder,
-    timeoutMs: config.gatewayTimeoutMs,
   });
 
   // Failed sign-ins are throttled whatever the request rate limit: they guard passwords.

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
 describe('loadConfig', () => {
-  test('the defaults of DESIGN.md §4', () => {
+  test('the defaults of docs/design.md §4', () => {
     expect(loadConfig({})).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -12,13 +12,14 @@ describe('loadConfig', () => {
       databaseStatementTimeoutMs: 5000,
       redisUrl: undefined,
       trustProxy: [],
+      corsOrigins: [],
       env: 'sandbox',
       rateLimitPerMinute: 60,
       failedAuthPerMinute: 100,
       outsideIssuer: undefined,
       authClockToleranceSeconds: 30,
       accessTokenTtlSeconds: 900,
-      catalog: expect.objectContaining({ models: [], router: { id: 'auto', order: [] } }),
+      catalogLocation: { file: undefined, variables: {} },
       seedDemo: true,
       optimisticConcurrency: false,
       maxContentChars: 8000,
@@ -37,6 +38,7 @@ describe('loadConfig', () => {
       MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: '1500',
       MNEMO_REDIS_URL: 'rediss://:secret@cache.internal:6380/2',
       MNEMO_TRUST_PROXY: '10.0.0.0/8, 192.0.2.1,fd00::/8, loopback',
+      MNEMO_CORS_ORIGINS: 'https://app.example.test, http://localhost:5173',
       MNEMO_ENV: 'production',
       MNEMO_RATE_LIMIT_PER_MINUTE: '120',
       MNEMO_FAILED_AUTH_PER_MINUTE: '20',
@@ -48,6 +50,7 @@ describe('loadConfig', () => {
       MNEMO_MAX_CONTENT_CHARS: '2000',
       MNEMO_TOMBSTONE_RETENTION_DAYS: '30',
       MNEMO_GATEWAY_TIMEOUT_SECONDS: '45',
+      MNEMO_CONFIG: 'etc/gateway.json',
       MNEMO_LOG_LEVEL: 'warn',
     });
     expect(config).toMatchObject({
@@ -59,6 +62,7 @@ describe('loadConfig', () => {
       databaseStatementTimeoutMs: 1500,
       redisUrl: 'rediss://:secret@cache.internal:6380/2',
       trustProxy: ['10.0.0.0/8', '192.0.2.1', 'fd00::/8', 'loopback'],
+      corsOrigins: ['https://app.example.test', 'http://localhost:5173'],
       env: 'production',
       rateLimitPerMinute: 120,
       failedAuthPerMinute: 20,
@@ -72,11 +76,23 @@ describe('loadConfig', () => {
       maxContentChars: 2000,
       tombstoneRetentionDays: 30,
       gatewayTimeoutMs: 45_000,
+      catalogLocation: { file: 'etc/gateway.json' },
       logLevel: 'warn',
     });
     expect(loadConfig({ MNEMO_PUBLIC_URL: 'https://mnemo.example.test' }).publicUrl).toBe(
       'https://mnemo.example.test',
     );
+  });
+
+  test('the catalog is located, not read: a bad or missing file is the gateway’s to report', () => {
+    const config = loadConfig({ MNEMO_CONFIG: '/nowhere/mnemo.config.json', OLLAMA_KEY: 'k' });
+    expect(config.catalogLocation).toEqual({
+      file: '/nowhere/mnemo.config.json',
+      // Provider keys live in variables a catalog file names: the environment goes along.
+      variables: { MNEMO_CONFIG: '/nowhere/mnemo.config.json', OLLAMA_KEY: 'k' },
+    });
+    expect(Object.isFrozen(config.catalogLocation.variables)).toBe(true);
+    expect(loadConfig({ MNEMO_CONFIG: '' }).catalogLocation.file).toBeUndefined();
   });
 
   test('an empty variable counts as unset', () => {
@@ -129,6 +145,10 @@ describe('loadConfig', () => {
     [{ MNEMO_TRUST_PROXY: '10.0.0.0/33' }, /MNEMO_TRUST_PROXY: .*"10.0.0.0\/33"/],
     [{ MNEMO_TRUST_PROXY: 'lb.internal, ::1' }, /MNEMO_TRUST_PROXY: .*"lb.internal"$/],
     [{ MNEMO_TRUST_PROXY: 'true' }, /MNEMO_TRUST_PROXY/],
+    [
+      { MNEMO_CORS_ORIGINS: 'https://app.example.test/, *, app.example.test, ftp://files.test' },
+      /MNEMO_CORS_ORIGINS: not an origin .*: "https:\/\/app.example.test\/", "\*", "app.example.test", "ftp:\/\/files.test"$/,
+    ],
   ])('%j is refused', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

@@ -3,8 +3,6 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import type { Catalog } from './gateway/catalog.ts';
-import { GatewayConfigError, loadCatalog } from './gateway/gateway-config.ts';
 
 const OnOff = Type.Union([Type.Literal('on'), Type.Literal('off')]);
 
@@ -18,6 +16,7 @@ const Env = Type.Object({
   MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
   MNEMO_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+$' })),
   MNEMO_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
+  MNEMO_CORS_ORIGINS: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_ENV: Type.Optional(
     Type.Union([Type.Literal('sandbox'), Type.Literal('staging'), Type.Literal('production')]),
   ),
@@ -32,6 +31,7 @@ const Env = Type.Object({
   MNEMO_OPTIMISTIC_CONCURRENCY: Type.Optional(OnOff),
   MNEMO_MAX_CONTENT_CHARS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   MNEMO_TOMBSTONE_RETENTION_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  MNEMO_CONFIG: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_GATEWAY_TIMEOUT_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}$' })),
   MNEMO_LOG_LEVEL: Type.Optional(
     Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -63,6 +63,8 @@ export interface Config {
    * `linklocal`, `uniquelocal`) whose `X-Forwarded-For` names the client; none: the peer is.
    */
   readonly trustProxy: readonly string[];
+  /** Browser origins (`https://app.example`) allowed to call `/api` and `/v1`; none: no CORS. */
+  readonly corsOrigins: readonly string[];
   readonly env: Environment;
   /** Requests per minute per credential subject; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number;
@@ -79,16 +81,31 @@ export interface Config {
   /** Days a tombstone is kept; 0 keeps tombstones for ever. */
   readonly tombstoneRetentionDays: number;
   readonly logLevel: string;
-  /**
-   * What the chat interface routes to: `mnemo.config.json` (or the file `MNEMO_CONFIG` names),
-   * else the providers switched on by `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`.
-   */
-  readonly catalog: Catalog;
+  /** Where the chat interface's providers, models and router are configured. */
+  readonly catalogLocation: CatalogLocation;
   /**
    * How long a provider may take to start answering, and a started answer may go silent,
    * before the gateway gives up on it (the router then tries the next model).
    */
   readonly gatewayTimeoutMs: number;
+}
+
+/**
+ * Where the chat interface's catalog (providers, models, router) is; the gateway reads and checks
+ * it itself (gateway/gateway-config.ts).
+ */
+export interface CatalogLocation {
+  /**
+   * `MNEMO_CONFIG`: the catalog file, relative to the working directory or absolute; none:
+   * `./mnemo.config.json` when it exists, else the providers the conventional variables switch on.
+   */
+  readonly file: string | undefined;
+  /**
+   * The environment as read at start: a file names the variables its providers' keys are in
+   * (`apiKeyEnv`), and without a file `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`
+   * (and their `*_BASE_URL`) switch providers on.
+   */
+  readonly variables: Readonly<Record<string, string | undefined>>;
 }
 
 export class ConfigError extends Error {
@@ -108,16 +125,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     );
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
-  let catalog: Catalog;
-  try {
-    catalog = loadCatalog(source);
-  } catch (error) {
-    throw error instanceof GatewayConfigError ? new ConfigError(error.message) : error;
-  }
-  return Object.freeze({ ...fromEnv(picked), catalog });
+  return fromEnv(picked, source);
 }
 
-function fromEnv(env: Env): Omit<Config, 'catalog'> {
+function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
   const port = Number(env.PORT ?? '8080');
   if (port > 65535) throw new ConfigError('invalid configuration: PORT must be at most 65535');
   const host = env.HOST ?? '127.0.0.1';
@@ -147,9 +158,10 @@ function fromEnv(env: Env): Omit<Config, 'catalog'> {
     databaseStatementTimeoutMs: Number(env.MNEMO_DATABASE_STATEMENT_TIMEOUT_MS ?? '5000'),
     redisUrl: env.MNEMO_REDIS_URL,
     trustProxy: parseTrustProxy(env.MNEMO_TRUST_PROXY),
+    corsOrigins: parseCorsOrigins(env.MNEMO_CORS_ORIGINS),
     env: env.MNEMO_ENV ?? 'sandbox',
     rateLimitPerMinute,
-    // DESIGN: a rate of 0 turns both limits off (benchmarks).
+    // docs/design.md: a rate of 0 turns both limits off (benchmarks).
     failedAuthPerMinute:
       rateLimitPerMinute === 0 ? 0 : Number(env.MNEMO_FAILED_AUTH_PER_MINUTE ?? '100'),
     outsideIssuer,
@@ -159,9 +171,35 @@ function fromEnv(env: Env): Omit<Config, 'catalog'> {
     optimisticConcurrency: env.MNEMO_OPTIMISTIC_CONCURRENCY === 'on',
     maxContentChars: Number(env.MNEMO_MAX_CONTENT_CHARS ?? '8000'),
     tombstoneRetentionDays: Number(env.MNEMO_TOMBSTONE_RETENTION_DAYS ?? '0'),
+    catalogLocation: Object.freeze({
+      file: env.MNEMO_CONFIG,
+      variables: Object.freeze({ ...source }),
+    }),
     gatewayTimeoutMs: Number(env.MNEMO_GATEWAY_TIMEOUT_SECONDS ?? '300') * 1000,
     logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
   });
+}
+
+/**
+ * `https://app.example, http://localhost:5173` → its origins. Each must be an origin as a
+ * browser sends it in `Origin` (scheme, host, port; no path, no trailing slash), since only an
+ * exact match is allowed.
+ */
+function parseCorsOrigins(value: string | undefined): readonly string[] {
+  if (value === undefined) return [];
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !isWebOrigin(entry));
+  if (bad.length > 0) {
+    throw new ConfigError(
+      `invalid configuration: MNEMO_CORS_ORIGINS: not an origin (http(s)://host[:port], no path): ${bad.map((e) => JSON.stringify(e)).join(', ')}`,
+    );
+  }
+  return entries;
+}
+
+function isWebOrigin(entry: string): boolean {
+  const url = URL.parse(entry);
+  return (url?.protocol === 'http:' || url?.protocol === 'https:') && url.origin === entry;
 }
 
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);

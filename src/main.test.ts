@@ -5,7 +5,9 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createDatabase } from './db/database.ts';
@@ -35,11 +37,11 @@ async function start(databaseUrl: string): Promise<ServerProcess> {
 }
 
 async function announcement(server: ServerProcess) {
-  const [, orgId, userId, signIn] = await server.waitForStdout(
+  const [, orgId, userId, signIn] = await server.waitForStderr(
     /demo organization: ([0-9a-f-]{36})\ndemo user: +([0-9a-f-]{36})\ndemo sign-in: +([^\n]+)\n/,
   );
-  const [, token] = await server.waitForStdout(/platform credential \(24 h\):\n([\w.-]+)\n/);
-  const [, curl] = await server.waitForStdout(/try it:\n(curl [^\n]+)\n/);
+  const [, token] = await server.waitForStderr(/platform credential \(24 h\):\n([\w.-]+)\n/);
+  const [, curl] = await server.waitForStderr(/try it:\n(curl [^\n]+)\n/);
   return {
     orgId: orgId as string,
     userId: userId as string,
@@ -58,8 +60,9 @@ test('an empty store: the demo account, a credential and a curl line that works 
   const databaseUrl = await emptyStore();
   const first = await start(databaseUrl);
   const demo = await announcement(first);
-  expect(first.stdout()).toContain(`mnemo is serving on ${first.url}`);
-  expect(first.stdout()).toContain(`studio:            ${first.url}/studio/`);
+  expect(first.stderr()).toContain(`mnemo is serving on ${first.url}`);
+  expect(first.stderr()).toContain(`studio:            ${first.url}/studio/`);
+  expect(first.stderr()).toContain(`sign-in pages:     ${first.url}/oauth\n`);
   // The studio is built by npm install and served by this process.
   const studio = await fetch(`${first.url}/studio/`);
   expect(studio.status).toBe(200);
@@ -113,19 +116,67 @@ test('an empty store: the demo account, a credential and a curl line that works 
   expect(memories.map((m) => m.content)).toEqual(['Prefers tea over coffee']);
 });
 
+test('stdout carries only the JSON log lines; the banner goes to stderr', async () => {
+  const server = await startServerProcess({
+    env: { MNEMO_DATABASE_URL: await emptyStore(), MNEMO_LOG_LEVEL: 'info' },
+  });
+  servers.push(server);
+  const { token, orgId } = await announcement(server);
+  const listed = await fetch(`${server.url}/api/v1/memory`, {
+    headers: { authorization: `Bearer ${token}`, 'x-organization-id': orgId },
+  });
+  expect(listed.status).toBe(200);
+  await server.waitForStdout(/"msg":"request completed"/);
+  await server.stop();
+
+  const lines = server.stdout().trimEnd().split('\n');
+  expect(lines.length).toBeGreaterThan(2);
+  for (const line of lines) {
+    expect(JSON.parse(line)).toMatchObject({ level: expect.any(Number), msg: expect.any(String) });
+  }
+  expect(server.stdout()).not.toContain(token);
+  expect(server.stderr()).toMatch(/^\nmnemo is serving on http:\/\/127\.0\.0\.1:\d+\n/);
+  expect(server.stderr()).toContain(`\n${token}\n`);
+  expect(
+    server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{')),
+  ).toEqual([]);
+});
+
 describe('refusing to start', () => {
   async function failedStart(env: Record<string, string>) {
     const child = spawn(process.execPath, ['src/main.ts'], {
       env: { PATH: process.env.PATH ?? '', MNEMO_LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
     const [code] = (await once(child, 'exit')) as [number | null];
-    return { code, stderr };
+    return { code, stdout, stderr };
   }
+
+  test('a port in use: exit 1 and one line that says so and how to choose another', async () => {
+    const first = await start(await emptyStore());
+    const { code, stdout, stderr } = await failedStart({
+      MNEMO_DATABASE_URL: await emptyStore(),
+      PORT: String(first.port),
+    });
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `mnemo: port ${first.port} on 127.0.0.1 is already in use (is mnemo already running?); choose another with PORT, e.g. PORT=${first.port + 1} npm start\n`,
+    );
+    expect(stdout).toBe('');
+    // The first one serves on.
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+  });
 
   test('a bad configuration: exit 2 and one line naming the variable', async () => {
     const { code, stderr } = await failedStart({ MNEMO_ENV: 'prod', PORT: '0' });
@@ -134,10 +185,38 @@ describe('refusing to start', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  test('a bad gateway catalog: exit 2 with every problem, before the store is opened', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mnemo-catalog-'));
+    const file = join(dir, 'mnemo.config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: { local: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' } },
+        models: [{ id: 'local/llama3.1', provider: 'ollama', upstream: 'llama3.1:8b' }],
+      }),
+    );
+    const store = await newStore();
+    const { code, stderr } = await failedStart({
+      MNEMO_DATABASE_URL: store.url,
+      MNEMO_CONFIG: file,
+      PORT: '0',
+    });
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      `mnemo: invalid gateway configuration in ${file}: $.providers.local.apiKeyEnv: is required; $.models[0].contextWindow: is required; $.models[0].provider: unknown provider "ollama" (configured: local); $.models[0].id: "local/llama3.1" must start with its provider: ollama/\n`,
+    );
+    expect(await store.untouched()).toBe(true);
+    const missing = await failedStart({ MNEMO_CONFIG: join(dir, 'nope.json'), PORT: '0' });
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: `mnemo: MNEMO_CONFIG names ${join(dir, 'nope.json')}, which does not exist\n`,
+    });
+  });
+
   test('a schema written by a newer mnemo: exit 2, and the store is left as it was', async () => {
     const url = await emptyStore();
     const database = createDatabase(url);
-    await migrateToLatest(database.db);
+    const known = await migrateToLatest(database.db);
     await database.db
       .insertInto('kysely_migration' as never)
       .values({ name: '2099-01-01T00_future', timestamp: new Date().toISOString() } as never)
@@ -153,11 +232,44 @@ describe('refusing to start', () => {
         .selectFrom('kysely_migration' as never)
         .select('name' as never)
         .execute();
-      expect(migrations).toHaveLength(4);
+      // This mnemo's migrations and the newer one: nothing applied, nothing undone.
+      expect(migrations).toHaveLength(known.length + 1);
       expect(await after.db.selectFrom('organizations').select('id').execute()).toEqual([]);
       expect(await after.db.selectFrom('signing_keys').select('kid').execute()).toEqual([]);
     } finally {
       await after.close();
     }
+  });
+});
+
+describe('the start banner says what the gateway can route to', () => {
+  test('nothing configured: says so and where to read how', async () => {
+    const server = await startServerProcess({
+      env: {
+        MNEMO_DATABASE_URL: await emptyStore(),
+        MNEMO_LOG_LEVEL: 'warn',
+        MNEMO_SEED_DEMO: 'off',
+      },
+    });
+    servers.push(server);
+    await server.waitForStderr(/studio: +\S+\n/);
+    expect(server.stderr()).toContain(
+      `studio:            ${server.url}/studio/\ngateway:           no provider configured — see docs/gateway.md\n`,
+    );
+  });
+
+  test('providers switched on by their keys: how many models from how many providers', async () => {
+    const server = await startServerProcess({
+      env: {
+        MNEMO_DATABASE_URL: await emptyStore(),
+        MNEMO_LOG_LEVEL: 'warn',
+        OPENAI_API_KEY: 'sk-test',
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+      },
+    });
+    servers.push(server);
+    await announcement(server);
+    // The built-in catalog: five OpenAI models and three of Anthropic's.
+    expect(server.stderr()).toContain('\ngateway:           8 models from 2 providers\n');
   });
 });

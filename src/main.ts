@@ -3,6 +3,9 @@ import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createDatabase, type Database } from './db/database.ts';
 import { migrateToLatest, UnknownSchemaError } from './db/migrator.ts';
+import type { Catalog } from './gateway/catalog.ts';
+import { GatewayConfigError, loadCatalog } from './gateway/gateway-config.ts';
+import { catalogSummary } from './gateway/setup-guidance.ts';
 import { scheduleTombstonePurge } from './memory/tombstone-retention.ts';
 import { purgeExpiredOAuthRecords } from './oauth/oidc-adapter.ts';
 import { issuePlatformCredential } from './oauth/platform-credential.ts';
@@ -14,6 +17,8 @@ const DEMO_CREDENTIAL_TTL = 24 * 3600;
 
 /** Starts the service: store → schema → keys → demo data → HTTP; closes cleanly on SIGTERM. */
 export async function start(config: Config): Promise<FastifyInstance> {
+  // Read and checked before the store is opened: a bad catalog stops the start at once.
+  const catalog = loadCatalog(config.catalogLocation);
   // The pool reports the idle connections it lost (the server restarted, a backend was
   // terminated) and replaces them by itself: a warning in the app's log, once there is one.
   let log: FastifyBaseLogger | undefined;
@@ -27,7 +32,7 @@ export async function start(config: Config): Promise<FastifyInstance> {
   });
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
-  const app = await buildApp({ config, database });
+  const app = await buildApp({ config, database, catalog });
   log = app.log;
   // The signing key and the store's secrets were written outside `write`: on disk before use.
   await database.sync();
@@ -45,18 +50,55 @@ export async function start(config: Config): Promise<FastifyInstance> {
   );
   app.addHook('onClose', async () => stopOAuthPurge());
   closeOnSignals(app, database);
-  await app.listen({ port: config.port, host: config.host });
-  const announced = config.seedDemo && (await announceDemo(config, database));
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    await database.close();
+    throw (error as { code?: unknown }).code === 'EADDRINUSE' ? new PortInUse(config) : error;
+  }
+  const announced = config.seedDemo && (await announceDemo(config, database, catalog));
   if (!announced) {
-    process.stdout.write(`\nmnemo is serving on ${config.publicUrl}\n${studioLine(config)}\n\n`);
+    announce([
+      '',
+      `mnemo is serving on ${config.publicUrl}`,
+      studioLine(config),
+      gatewayLine(catalog),
+      '',
+    ]);
   }
   return app;
 }
 
+/**
+ * The start banner, for the person at the terminal: on stderr, so that stdout carries only the
+ * JSON log lines that log collectors read (docs/configuration.md, "Logs"), and the demo
+ * credential stays out of them.
+ */
+function announce(lines: readonly string[]): void {
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** Another process listens on the configured port already: exit 1 with one line that says so. */
+export class PortInUse extends Error {
+  override readonly name = 'PortInUse';
+  constructor(config: Pick<Config, 'host' | 'port'>) {
+    const other = config.port === 65535 ? config.port - 1 : config.port + 1;
+    super(
+      `port ${config.port} on ${config.host} is already in use (is mnemo already running?); choose another with PORT, e.g. PORT=${other} npm start`,
+    );
+  }
+}
+
 const studioLine = (config: Config) => `studio:            ${config.publicUrl}/studio/`;
+const gatewayLine = (catalog: Catalog) => `gateway:           ${catalogSummary(catalog)}`;
 
 /** The banner with the demo account's sign-in and a credential; false when there is none. */
-async function announceDemo(config: Config, database: Database): Promise<boolean> {
+async function announceDemo(
+  config: Config,
+  database: Database,
+  catalog: Catalog,
+): Promise<boolean> {
   const demo = await ensureDemoAccount(database.db);
   if (!demo) return false;
   await database.sync();
@@ -70,12 +112,13 @@ async function announceDemo(config: Config, database: Database): Promise<boolean
     '',
     `mnemo is serving on ${config.publicUrl}`,
     `${studioLine(config)}  (sign in with the demo sign-in below)`,
+    gatewayLine(catalog),
     `demo organization: ${demo.orgId}`,
     `demo user:         ${demo.userId}`,
     demo.password === undefined
       ? `demo sign-in:      ${DEMO_EMAIL} (its password was printed when the store was created)`
       : `demo sign-in:      ${DEMO_EMAIL} / ${demo.password} (shown this once)`,
-    `sign-in pages:     ${config.publicUrl}/oauth (see README, "Sign in and get a credential")`,
+    `sign-in pages:     ${config.publicUrl}/oauth`,
     'platform credential (24 h):',
     token,
     '',
@@ -83,7 +126,7 @@ async function announceDemo(config: Config, database: Database): Promise<boolean
     `curl -s ${config.publicUrl}/api/v1/memory -H 'Authorization: Bearer ${token}' -H 'X-Organization-Id: ${demo.orgId}'`,
     '',
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  announce(lines);
   return true;
 }
 
@@ -114,9 +157,17 @@ export async function main(): Promise<void> {
   try {
     await start(loadConfig());
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UnknownSchemaError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof GatewayConfigError ||
+      error instanceof UnknownSchemaError
+    ) {
       process.stderr.write(`mnemo: ${error.message}\n`);
       process.exit(2);
+    }
+    if (error instanceof PortInUse) {
+      process.stderr.write(`mnemo: ${error.message}\n`);
+      process.exit(1);
     }
     throw error;
   }

@@ -2,6 +2,12 @@ import type { Kysely } from 'kysely';
 import { newRowId } from '../db/row-id.ts';
 import type { Tables } from '../db/tables.ts';
 
+/**
+ * The actor of a change an operator made with the `mnemo` command, who is no user: the nil UUID
+ * (RFC 9562 §5.9), which no user has.
+ */
+export const OPERATOR_ACTOR_ID = '00000000-0000-0000-0000-000000000000';
+
 export interface AuditEntry {
   readonly orgId: string;
   readonly actorId: string;

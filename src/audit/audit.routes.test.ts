@@ -126,11 +126,11 @@ describe('errors', () => {
     });
   });
 
-  test('an unknown query field: 400; no X-Organization-Id: 400; a member: 403', async () => {
+  test('an unknown query parameter: 400; no X-Organization-Id: 400; a member: 403', async () => {
     const o = await org();
     expect(await o.read('?page=2')).toEqual({
       status: 400,
-      body: { error: 'unknown field: page' },
+      body: { error: 'unknown query parameter: page' },
     });
     expect(await call(t, o.owner.token, 'GET', '/api/v1/audit')).toEqual({
       status: 400,

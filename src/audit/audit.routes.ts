@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
 import { adminSecurity, managementErrors } from '../orgs/orgs.schemas.ts';
 import { requireManager } from '../orgs/roles.ts';
 import { OrganizationHeader } from '../platform/api-schemas.ts';
 import { badRequest } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import { requireScope } from '../platform/scopes.ts';
 import { pageAudit } from './audit.repository.ts';
 import { type AuditEntry, AuditPage, AuditQuery } from './audit.schemas.ts';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.ts';

@@ -18,7 +18,9 @@ export const AuditEntry = Type.Object(
   {
     id: Uuid('Entry id'),
     at: Timestamp('When it happened'),
-    actorId: Uuid('The user who did it'),
+    actorId: Uuid(
+      "The user who did it; the nil UUID (00000000-0000-0000-0000-000000000000) for an operator's `mnemo admin` command",
+    ),
     targetId: Uuid('What it was done to: a member, a project or the organization'),
     action: Type.String({
       description:

@@ -9,7 +9,14 @@ import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { ensureSigningKey } from '../oauth/signing-keys.ts';
 import { verifyPassword } from '../orgs/passwords.ts';
-import { createFixtures, type Fixtures, testConfig } from '../testing/build-test-app.ts';
+import { Browser } from '../testing/browser.ts';
+import {
+  buildTestApp,
+  createFixtures,
+  type Fixtures,
+  testConfig,
+} from '../testing/build-test-app.ts';
+import { freePort } from '../testing/server-process.ts';
 import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';
 
@@ -207,6 +214,76 @@ describe('admin user', () => {
   });
 });
 
+describe('admin user set --password-stdin', () => {
+  /** The studio's sign-in on the pages of `url`: the callback's URL, or the page that refused. */
+  async function signIn(url: string, email: string, password: string) {
+    const callback = `${url}/studio/callback`;
+    const browser = new Browser();
+    const page = await browser.open(
+      `${url}/oauth/auth?client_id=mnemo-studio&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(callback)}&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`,
+    );
+    expect(page.html).toContain('<h1>Sign in</h1>');
+    return browser.submit(page, { email, password }, { stopAt: (u) => u.startsWith(callback) });
+  }
+
+  test('a new password from stdin signs in on the pages; the old one no longer does', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const server = await buildTestApp({ MNEMO_PUBLIC_URL: url }, { sharedStore: store });
+    await server.app.listen({ port, host: '127.0.0.1' });
+    try {
+      const email = `${randomUUID()}@example.test`;
+      const id = await user(email, '--password', 'the old one');
+      const newPassword = 'a new one, with spaces ü';
+      expect(
+        await mnemo.withStdin(
+          `${newPassword}\n`,
+          ...['admin', 'user', 'set', '--user', id, '--password-stdin', '--json'],
+        ),
+      ).toEqual(OK);
+      const row = await userRow(id);
+      expect(row?.password_hash).not.toContain(newPassword);
+      expect(row?.status).toBe('active');
+
+      const signedIn = await signIn(url, email, newPassword);
+      expect(new URL(signedIn.url).searchParams.get('code')).toEqual(expect.any(String));
+      const oldOne = await signIn(url, email, 'the old one');
+      expect(oldOne.status).toBe(401);
+      expect(oldOne.html).toContain('Wrong email or password.');
+
+      // With a status in the same command, and as text; an unknown user is refused.
+      const unknown = randomUUID();
+      const [both, noUser] = await Promise.all([
+        mnemo.withStdin(
+          'third\r\n',
+          ...['admin', 'user', 'set', '--user', id, '--status', 'suspended', '--password-stdin'],
+        ),
+        mnemo.withStdin(
+          'x',
+          'admin',
+          'user',
+          'set',
+          '--user',
+          unknown,
+          '--password-stdin',
+          '--json',
+        ),
+      ]);
+      expect(both).toEqual({
+        code: 0,
+        stdout: `user ${id} is now suspended and has a new password\n`,
+        stderr: '',
+      });
+      const after = await userRow(id);
+      expect(after?.status).toBe('suspended');
+      expect(await verifyPassword('third', after?.password_hash ?? '')).toBe(true);
+      expect(noUser).toEqual(refused(`unknown user ${unknown}`));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('admin member and admin project', () => {
   test('member add sets or changes the role; unknown org or user is refused', async () => {
     const [orgId, { id: userId }] = await Promise.all([given.org(), given.user()]);
@@ -230,6 +307,54 @@ describe('admin member and admin project', () => {
     expect(await roleOf(orgId, userId)).toBe('member');
     expect(noOrg).toEqual(refused(`unknown organization ${unknown}`));
     expect(noUser).toEqual(refused(`unknown user ${unknown}`));
+  });
+
+  test('member add and remove keep the last owner and write the audit, with the operator as actor', async () => {
+    const orgId = await given.org();
+    const [{ id: owner }, { id: other }] = await Promise.all([given.user(), given.user()]);
+    const member = (verb: 'add' | 'remove', who: string, ...more: string[]) =>
+      mnemo('admin', 'member', verb, '--org', orgId, '--user', who, ...more, '--json');
+    const auditOf = async () =>
+      (
+        await database.db
+          .selectFrom('audit_log')
+          .select(['actor_id', 'target_id', 'action', 'details'])
+          .where('org_id', '=', orgId)
+          .orderBy('id')
+          .execute()
+      ).map((row) => ({ ...row, details: JSON.parse(row.details ?? 'null') }));
+    const operator = (target_id: string, action: string, details: unknown) => ({
+      actor_id: '00000000-0000-0000-0000-000000000000',
+      target_id,
+      action,
+      details,
+    });
+
+    expect(await member('add', owner, '--role', 'owner')).toEqual(OK);
+    // The only owner can be neither demoted nor removed, by the operator either.
+    const [demoted, removed] = await Promise.all([
+      member('add', owner, '--role', 'admin'),
+      member('remove', owner),
+    ]);
+    expect(demoted).toEqual(refused('the last owner of the organization cannot be demoted'));
+    expect(removed).toEqual(refused('the last owner of the organization cannot be removed'));
+    expect(await roleOf(orgId, owner)).toBe('owner');
+
+    // With a second owner, the first may go; the same role again changes nothing.
+    expect(await member('add', other, '--role', 'owner')).toEqual(OK);
+    expect(await member('add', other, '--role', 'owner')).toEqual(OK);
+    expect(await member('add', owner, '--role', 'member')).toEqual(OK);
+    expect(await member('remove', owner)).toEqual({
+      code: 0,
+      stdout: '{"ok":true,"revokedGrants":0}\n',
+      stderr: '',
+    });
+    expect(await auditOf()).toEqual([
+      operator(owner, 'member.add', { role: 'owner' }),
+      operator(other, 'member.add', { role: 'owner' }),
+      operator(owner, 'member.role', { from: 'owner', to: 'member' }),
+      operator(owner, 'member.remove', { role: 'member', revokedGrants: 0 }),
+    ]);
   });
 
   test('project create, grant and revoke, with every refusal', async () => {

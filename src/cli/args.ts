@@ -22,11 +22,19 @@ export interface RepeatableOption {
 /** Declares `--name` repeatable: `--grant a --grant b`. */
 export const repeatable = (name: string): RepeatableOption => ({ name, repeatable: true });
 
+/** An option that takes no value (`--password-stdin`); `Args.flag` reads whether it was given. */
+export interface FlagOption {
+  readonly name: string;
+  readonly flag: true;
+}
+
+export const flag = (name: string): FlagOption => ({ name, flag: true });
+
 /**
- * A command's own options; each takes a value. A bare name may be given once (a second time
- * replaces the first, as parseArgs does); a `repeatable(name)` any number of times.
+ * A command's own options; each takes a value but a `flag(name)`. A bare name may be given once
+ * (a second time replaces the first, as parseArgs does); a `repeatable(name)` any number of times.
  */
-export type OptionSpec = readonly (string | RepeatableOption)[];
+export type OptionSpec = readonly (string | RepeatableOption | FlagOption)[];
 
 /** The options of one invocation, checked on access: every accessor throws UsageError. */
 export interface Args {
@@ -35,6 +43,8 @@ export interface Args {
   string(name: string): string | undefined;
   /** Every value of a repeatable option, in the order given; empty when it is absent. */
   strings(name: string): string[];
+  /** Whether a flag option was given. */
+  flag(name: string): boolean;
   required(name: string): string;
   uuid(name: string): string | undefined;
   requiredUuid(name: string): string;
@@ -67,6 +77,7 @@ export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usag
   };
   for (const option of spec) {
     if (typeof option === 'string') options[option] = { type: 'string' };
+    else if ('flag' in option) options[option.name] = { type: 'boolean' };
     else options[option.name] = { type: 'string', multiple: true };
   }
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -109,6 +120,7 @@ export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usag
     help: values.help === true,
     string,
     strings,
+    flag: (name) => values[name] === true,
     required,
     uuid,
     requiredUuid: (name) => uuid(name) ?? fail(`--${name} is required`),

@@ -7,7 +7,8 @@ const DEFAULT_LIMIT = 100;
 export const auditList: Command = {
   path: ['admin', 'audit', 'list'],
   usage: 'mnemo admin audit list --org ID [--limit N]',
-  summary: 'what members did for other members (the user override), newest first',
+  summary:
+    "the organization's audit log, newest first: management changes, and acts for other members (the user override)",
   options: ['org', 'limit'],
   prepare(args) {
     const orgId = args.requiredUuid('org');

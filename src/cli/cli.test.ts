@@ -2,7 +2,13 @@
  * The `mnemo` command line as an operator meets it: help, usage errors (exit 2, before the store
  * is touched), configuration errors, `migrate` and `token`. Every case runs the real command.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDatabase } from '../db/database.ts';
@@ -10,15 +16,17 @@ import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';
 
 const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+const run = promisify(execFile);
+const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The provisioning lines of DESIGN.md §4 and the commands this build adds. */
+/** The provisioning lines of docs/design.md §4 and the commands this build adds. */
 const USAGE_LINES = [
   'mnemo serve',
   'mnemo migrate',
   'mnemo admin org create --name NAME [--id UUID] [--memory on|off] [--user-override members|admins]',
   'mnemo admin org set --org ID [--memory on|off] [--user-override members|admins]',
   'mnemo admin user create --email EMAIL [--id UUID] [--name NAME] [--password PW]',
-  'mnemo admin user set --user ID --status active|suspended|banned',
+  'mnemo admin user set --user ID [--status active|suspended|banned] [--password-stdin]',
   'mnemo admin member add --org ID --user ID [--role owner|admin|member]',
   'mnemo admin member remove --org ID --user ID',
   'mnemo admin project create --org ID --name NAME [--id UUID]',
@@ -43,10 +51,17 @@ beforeAll(async () => {
 });
 afterAll(() => store.dispose());
 
-/** A usage error: exit 2, nothing on stdout, the message and then the usage lines on stderr. */
-function expectUsageError(run: MnemoRun, message: string, usage: readonly string[]) {
+/**
+ * A usage error: exit 2, the message and then the usage lines on stderr; on stdout nothing, or
+ * with `--json` among the words, the message as one `{"error"}` object.
+ */
+function expectUsageError(run: MnemoRun, message: string, usage: readonly string[], json = false) {
   const lines = usage.map((line, i) => `${i === 0 ? 'usage: ' : '       '}${line}`);
-  expect(run).toEqual({ code: 2, stdout: '', stderr: `mnemo: ${message}\n${lines.join('\n')}\n` });
+  expect(run).toEqual({
+    code: 2,
+    stdout: json ? `${JSON.stringify({ error: message })}\n` : '',
+    stderr: `mnemo: ${message}\n${lines.join('\n')}\n`,
+  });
 }
 
 describe('help', () => {
@@ -82,12 +97,58 @@ describe('help', () => {
   });
 });
 
+describe('npx mnemo', () => {
+  test("the first npx mnemo on the machine's own Node prints no engine warning, and runs", async () => {
+    // A shell outside the project: npm and node are the system's (Node 20 on our machines), not
+    // the node_modules/.bin this test runs under. An empty npm cache makes it the first call,
+    // which installs the project into npx's cache: npm checks `engines` then.
+    const PATH = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((dir) => !dir.endsWith(join('node_modules', '.bin')))
+      .join(delimiter);
+    const cache = mkdtempSync(join(tmpdir(), 'mnemo-npm-cache-'));
+    try {
+      const env = { PATH, HOME: process.env.HOME ?? '', npm_config_cache: cache };
+      const { stdout, stderr } = await run('npx', ['--offline', 'mnemo', '--help'], {
+        cwd: REPOSITORY_ROOT,
+        env,
+      });
+      expect(stdout).toMatch(/^usage: mnemo <command> \[options\]\n/);
+      expect(stderr).not.toMatch(/EBADENGINE|Unsupported engine/);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('usage errors', () => {
   const uuid = randomUUID();
   const cases: Array<[args: string[], message: string, usage: string[]]> = [
     [[], 'no command given', USAGE_LINES],
     [['frobnicate'], 'unknown command "frobnicate"', USAGE_LINES],
     [['--json'], 'unknown option --json', USAGE_LINES],
+    [['frobnicate', '--json'], 'unknown command "frobnicate"', USAGE_LINES],
+    [
+      ['admin', 'org', 'create', '--json', '--colour', 'red'],
+      'unknown option --colour',
+      usageOf('mnemo admin org create'),
+    ],
+    [['admin', 'org', 'create', '--json'], '--name is required', usageOf('mnemo admin org create')],
+    [
+      ['admin', 'user', 'create', '--json', '--email'],
+      '--email needs a value',
+      usageOf('mnemo admin user create'),
+    ],
+    [
+      ['admin', 'member', 'add', '--org', uuid, '--user', 'me', '--json'],
+      '--user must be a UUID, not "me"',
+      usageOf('mnemo admin member add'),
+    ],
+    [
+      ['admin', 'org', 'create', '--name', 'A', '--', '--json'],
+      'unexpected argument "--json"',
+      usageOf('mnemo admin org create'),
+    ],
     [['admin'], 'incomplete command "admin"', usageOf('mnemo admin')],
     [['admin', 'org'], 'incomplete command "admin org"', usageOf('mnemo admin org')],
     [['admin', 'org', 'delete'], 'unknown command "admin org delete"', usageOf('mnemo admin org')],
@@ -160,7 +221,17 @@ describe('usage errors', () => {
     ],
     [
       ['admin', 'user', 'set', '--user', uuid],
-      '--status is required',
+      'nothing to change: give --status, --password-stdin or both',
+      usageOf('mnemo admin user set'),
+    ],
+    [
+      ['admin', 'user', 'set', '--user', uuid, '--password-stdin=secret'],
+      '--password-stdin does not take a value',
+      usageOf('mnemo admin user set'),
+    ],
+    [
+      ['admin', 'user', 'set', '--user', uuid, '--password-stdin'],
+      '--password-stdin: standard input holds no password',
       usageOf('mnemo admin user set'),
     ],
     [
@@ -243,13 +314,15 @@ describe('usage errors', () => {
     [['migrate', '--dry-run'], 'unknown option --dry-run', usageOf('mnemo migrate')],
   ];
 
-  test('each prints its message and usage on stderr, exits 2, and leaves the store alone', async () => {
+  test('each prints its message and usage on stderr (with --json also {"error"} on stdout), exits 2, and leaves the store alone', async () => {
     const runs = await Promise.all(cases.map(([args]) => mnemo(...args)));
     for (const [index, [args, message, usage]] of cases.entries()) {
       const run = runs[index];
       if (!run) throw new Error('missing run');
       expect(run.code, args.join(' ')).toBe(2);
-      expectUsageError(run, message, usage);
+      // Words after `--` are not options: `--json` there asks for nothing.
+      const options = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+      expectUsageError(run, message, usage, options.includes('--json'));
     }
     expect(await store.untouched()).toBe(true);
   });
@@ -279,7 +352,12 @@ describe('migrate', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(onlyJson(first)).toEqual({
-      applied: ['2026-11-22T00_initial', '2026-11-23T00_oauth', '2026-11-24T00_platform'],
+      applied: [
+        '2026-11-22T00_initial',
+        '2026-11-23T00_oauth',
+        '2026-11-24T00_platform',
+        '2026-11-24T01_unpriced_usage',
+      ],
     });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);
     expect(onlyJson(again)).toEqual({ applied: [] });

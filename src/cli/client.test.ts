@@ -279,7 +279,8 @@ describe('admin client create', () => {
     for (const [index, [args, message]] of cases.entries()) {
       expect(runs[index], args.join(' ')).toEqual({
         code: 2,
-        stdout: '',
+        // With --json, the refusal is also one JSON object, as every answer of --json is.
+        stdout: `${JSON.stringify({ error: message })}\n`,
         stderr: `mnemo: ${message}\nusage: ${USAGE}\n`,
       });
     }

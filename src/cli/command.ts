@@ -34,8 +34,11 @@ export interface Command {
   readonly usage: string;
   readonly summary: string;
   readonly options: OptionSpec;
-  /** Checks the options (throwing UsageError) before anything touches the store. */
-  readonly prepare: (args: Args) => Job;
+  /**
+   * Checks the options (throwing UsageError) and reads what the command needs from standard
+   * input, before anything touches the store.
+   */
+  readonly prepare: (args: Args) => Job | Promise<Job>;
 }
 
 /** A command's precondition does not hold (unknown id, taken email, …): exit 1. */

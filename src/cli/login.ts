@@ -4,7 +4,7 @@
  * credentials file (credential-file.ts), where other commands find it.
  */
 import type * as OpenIdClient from 'openid-client';
-import { PLATFORM_SCOPE_NAMES } from '../platform/scopes.ts';
+import { PLATFORM_SCOPE_NAMES } from '../auth/scopes.ts';
 import { type Args, UsageError } from './args.ts';
 import {
   type Command,

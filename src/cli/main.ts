@@ -104,6 +104,15 @@ function resolve(argv: readonly string[]): { command: Command; rest: string[] } 
 }
 
 /**
+ * Whether the words ask for JSON, read before they are parsed: a command line too wrong to parse
+ * still answers a script that asked for JSON in JSON. Words after `--` are not options.
+ */
+function asksForJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
  * Runs the `mnemo` command line and returns the exit status: 0 done, 1 the command could not be
  * carried out (the reason on stderr), 2 the command line or the configuration is wrong.
  *
@@ -125,7 +134,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return 0;
     }
     json = args.json;
-    const job = command.prepare(args);
+    const job = await command.prepare(args);
     if (job.kind === 'process') {
       await job.run();
       return 0;
@@ -138,7 +147,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      printUsageError(error);
+      printUsageError(error, json || asksForJson(argv));
       return 2;
     }
     // Anything else, known or not (the store unreachable, a full disk), is told by its message:

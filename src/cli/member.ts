@@ -1,5 +1,5 @@
-import { removeMember } from '../orgs/members.service.ts';
-import { organizationExists, upsertMembership } from '../orgs/orgs.repository.ts';
+import { createMembersService } from '../orgs/members.service.ts';
+import { organizationExists } from '../orgs/orgs.repository.ts';
 import { userExists } from '../orgs/users.repository.ts';
 import {
   type Command,
@@ -21,11 +21,9 @@ export const memberAdd: Command = {
     const userId = args.requiredUuid('user');
     const role = args.choice('role', ROLE) ?? 'member';
     return onStore(async ({ database }) => {
-      await database.write(async (trx) => {
-        if (!(await organizationExists(trx, orgId))) throw unknownOrganization(orgId);
-        if (!(await userExists(trx, userId))) throw unknownUser(userId);
-        await upsertMembership(trx, orgId, userId, role);
-      });
+      if (!(await organizationExists(database.db, orgId))) throw unknownOrganization(orgId);
+      if (!(await userExists(database.db, userId))) throw unknownUser(userId);
+      await createMembersService(database).byOperator.setRole(orgId, userId, role);
       return {
         json: { ok: true },
         text: `user ${userId} is a member of organization ${orgId}, role ${role}`,
@@ -45,7 +43,7 @@ export const memberRemove: Command = {
     return onStore(async ({ database }) => {
       if (!(await organizationExists(database.db, orgId))) throw unknownOrganization(orgId);
       if (!(await userExists(database.db, userId))) throw unknownUser(userId);
-      const removed = await removeMember(database, orgId, userId);
+      const removed = await createMembersService(database).byOperator.remove(orgId, userId);
       if (!removed) {
         throw new PreconditionFailed(`user ${userId} is not a member of organization ${orgId}`);
       }

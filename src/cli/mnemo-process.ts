@@ -23,7 +23,7 @@ export interface RunningMnemo {
 /**
  * Runs the real `bin/mnemo.js` in a child process, as `npx mnemo` would, with a minimal
  * environment (nothing of the test process's `MNEMO_*` leaks in) plus `env`. `.start` gives the
- * process while it runs.
+ * process while it runs; `.withStdin(text, ...args)` pipes `text` to it.
  *
  * @example
  * const mnemo = createMnemo({ MNEMO_DATABASE_URL: 'sqlite:/tmp/x/mnemo.db' });
@@ -36,12 +36,14 @@ export function createMnemo(env: Record<string, string>) {
     if (value !== undefined) base[key] = value;
   }
   Object.assign(base, env);
-  const start = (...args: string[]): RunningMnemo => {
+  const spawnMnemo = (stdin: string | undefined, args: readonly string[]): RunningMnemo => {
     const child = spawn(process.execPath, ['bin/mnemo.js', ...args], {
       cwd: REPOSITORY_ROOT,
       env: base,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // Without input, standard input is at its end at once, as /dev/null is.
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     const watchers = new Set<() => void>();
@@ -73,7 +75,13 @@ export function createMnemo(env: Record<string, string>) {
       });
     return { child, stderrMatch, done };
   };
-  return Object.assign((...args: string[]): Promise<MnemoRun> => start(...args).done, { start });
+  const start = (...args: string[]) => spawnMnemo(undefined, args);
+  /** Runs with `stdin` as its standard input (a pipe that ends after it). */
+  const withStdin = (stdin: string, ...args: string[]) => spawnMnemo(stdin, args).done;
+  return Object.assign((...args: string[]): Promise<MnemoRun> => start(...args).done, {
+    start,
+    withStdin,
+  });
 }
 
 /** The one JSON object a `--json` run printed; fails unless stdout is exactly that line. */

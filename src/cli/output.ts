@@ -16,7 +16,9 @@ export function printFailure(message: string, json: boolean): void {
   write(process.stderr, `mnemo: ${message}`);
 }
 
-export function printUsageError(error: UsageError): void {
+/** The command line is wrong: the message and usage on stderr, and as `{"error"}` with --json. */
+export function printUsageError(error: UsageError, json: boolean): void {
+  if (json) write(process.stdout, JSON.stringify({ error: error.message }));
   const lines = error.usage.map((line, i) => `${i === 0 ? 'usage: ' : '       '}${line}`);
   write(process.stderr, [`mnemo: ${error.message}`, ...lines].join('\n'));
 }

@@ -4,9 +4,11 @@ import {
   findUserIdByEmail,
   insertUser,
   normalizeEmail,
+  updateUserPasswordHash,
   updateUserStatus,
   userExists,
 } from '../orgs/users.repository.ts';
+import { type Args, flag } from './args.ts';
 import { type Command, onStore, PreconditionFailed, unknownUser } from './command.ts';
 
 const STATUS = ['active', 'suspended', 'banned'] as const;
@@ -39,15 +41,50 @@ export const userCreate: Command = {
 
 export const userSet: Command = {
   path: ['admin', 'user', 'set'],
-  usage: 'mnemo admin user set --user ID --status active|suspended|banned',
-  summary: "change a user's account status; the server applies it to the next request",
-  options: ['user', 'status'],
-  prepare(args) {
+  usage: 'mnemo admin user set --user ID [--status active|suspended|banned] [--password-stdin]',
+  summary:
+    "change a user's account status, or set a new password read from standard input; the server applies either to the next request",
+  options: ['user', 'status', flag('password-stdin')],
+  async prepare(args) {
     const userId = args.requiredUuid('user');
-    const status = args.requiredChoice('status', STATUS);
+    const status = args.choice('status', STATUS);
+    const newPassword = args.flag('password-stdin');
+    if (status === undefined && !newPassword) {
+      args.fail('nothing to change: give --status, --password-stdin or both');
+    }
+    // Typed at a terminal, the password would show on the screen as it is typed.
+    if (newPassword && process.stdin.isTTY) {
+      args.fail('--password-stdin reads the password from a pipe or a file, not a terminal');
+    }
+    const password = newPassword ? await readPassword(args) : undefined;
     return onStore(async ({ database }) => {
-      if (!(await updateUserStatus(database.db, userId, status))) throw unknownUser(userId);
-      return { json: { ok: true }, text: `user ${userId} is now ${status}` };
+      const passwordHash = password === undefined ? undefined : await hashPassword(password);
+      const found = await database.write(async (trx) => {
+        if (!(await userExists(trx, userId))) return false;
+        if (status !== undefined) await updateUserStatus(trx, userId, status);
+        if (passwordHash !== undefined) await updateUserPasswordHash(trx, userId, passwordHash);
+        return true;
+      });
+      if (!found) throw unknownUser(userId);
+      const changes = [
+        status === undefined ? undefined : `is now ${status}`,
+        passwordHash === undefined ? undefined : 'has a new password',
+      ].filter((change) => change !== undefined);
+      return { json: { ok: true }, text: `user ${userId} ${changes.join(' and ')}` };
     });
   },
 };
+
+/**
+ * The password on standard input, so that it is in neither the command line (visible to every
+ * user of the machine) nor the shell's history. One line end, as `echo` or a file adds it, is
+ * not part of it.
+ */
+async function readPassword(args: Args): Promise<string> {
+  let input = '';
+  process.stdin.setEncoding('utf8');
+  for await (const chunk of process.stdin) input += chunk;
+  const password = input.replace(/\r?\n$/, '');
+  if (password === '') args.fail('--password-stdin: standard input holds no password');
+  return password;
+}

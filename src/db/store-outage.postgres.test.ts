@@ -53,8 +53,8 @@ async function serve(databaseUrl: string, env: Record<string, string> = {}) {
     },
   });
   cleanups.push(() => server.kill());
-  const org = await server.waitForStdout(/demo organization: ([0-9a-f-]{36})\n/);
-  const token = await server.waitForStdout(/platform credential \(24 h\):\n([\w.-]+)\n/);
+  const org = await server.waitForStderr(/demo organization: ([0-9a-f-]{36})\n/);
+  const token = await server.waitForStderr(/platform credential \(24 h\):\n([\w.-]+)\n/);
   return { server, call: client(server, org[1] as string, token[1] as string) };
 }
 
@@ -195,7 +195,7 @@ describe('the store unreachable', () => {
     expect(recovery, 'ms from restore to the first 200').toBeLessThan(2000);
     expect((await call('GET', '/readyz')).status).toBe(200);
     expect(server.hasExited()).toBe(false);
-    expect(server.stdout().match(/mnemo is serving/g)).toHaveLength(1);
+    expect(server.stderr().match(/mnemo is serving/g)).toHaveLength(1);
 
     // Every acknowledged write is there, and no request of the outage left anything behind.
     expect(await list(call)).toEqual(before);

@@ -113,8 +113,8 @@ export interface UsageRecordsTable {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  /** Millionths of a US dollar. */
-  cost_micro_usd: number;
+  /** Millionths of a US dollar; null when the model had no price (the cost is not known). */
+  cost_micro_usd: number | null;
   latency_ms: number;
   /** The HTTP status the caller got. */
   status: number;

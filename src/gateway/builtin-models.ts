@@ -2,7 +2,7 @@ import type { ModelConfig, ProviderKind } from './catalog.ts';
 
 /**
  * The providers the conventional variables switch on when there is no `mnemo.config.json`
- * (DESIGN.md section 4), in the router's order, each with its models as the provider lists them.
+ * (docs/design.md §4), in the router's order, each with its models as the provider lists them.
  * Prices are list prices in US dollars per million tokens (standard tier; Gemini 2.5 Pro's for
  * prompts up to 200k tokens), context windows the provider's default ones.
  */

@@ -1,20 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { KeyHolder } from '../keys/api-key-auth.ts';
 import { costMicroUsd } from '../usage/usage.cost.ts';
 import type { UsageRecorder } from '../usage/usage.recorder.ts';
 import type { ModelConfig } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import type { ChatChunk, ChatUsage } from './provider.ts';
-import { deltaChars, estimatedUsage } from './token-estimate.ts';
-
-/** Who made a call of the chat interface: the API key's organization, user and key. */
-export interface Caller {
-  readonly orgId: string;
-  readonly userId: string;
-  readonly keyId: string;
-}
+import { deltaChars, estimatedUsage } from './providers/token-estimate.ts';
 
 export interface FinishedCall {
-  readonly caller: Caller;
+  /** Who made the call: the API key's organization, user and key. */
+  readonly caller: KeyHolder;
   /**
    * The model that answered, or that was tried last when none did; none when the call was
    * refused before a model was chosen, and then nothing is recorded.
@@ -29,7 +24,8 @@ export interface FinishedCall {
 }
 
 /**
- * Records each finished call with its cost from the model's configured prices, after the answer
+ * Records each finished call with its cost from the model's configured prices (unknown for a
+ * model without them), after the answer
  * went out: the caller never waits on the store for it. A write that fails is logged, with the
  * call, so spend is never lost silently.
  *
@@ -57,7 +53,10 @@ export function createCallUsage(recorder: UsageRecorder, log: FastifyBaseLogger)
         promptTokens,
         completionTokens,
         totalTokens: count(usage?.total_tokens) || promptTokens + completionTokens,
-        costMicroUsd: costMicroUsd(model.price, promptTokens, completionTokens),
+        // A model without a price has calls of unknown cost: recorded as such, never as $0.
+        costMicroUsd: model.price
+          ? costMicroUsd(model.price, promptTokens, completionTokens)
+          : null,
         latencyMs: Math.max(0, Date.now() - startedAt),
         status,
       };

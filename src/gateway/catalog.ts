@@ -9,7 +9,7 @@ export interface ProviderConfig {
   /** The provider's name in the configuration: the part of a model id before the slash. */
   readonly name: string;
   readonly kind: ProviderKind;
-  /** The API root as the provider's own SDKs take it (DESIGN.md section 4). */
+  /** The API root as the provider's own SDKs take it (docs/design.md §4). */
   readonly baseUrl: string;
   /** The variable the key is read from, and the key itself; undefined when it is not set. */
   readonly apiKeyEnv: string;
@@ -27,8 +27,11 @@ export interface ModelConfig {
   readonly jsonOutput: boolean;
   /** Tokens of prompt and completion together. */
   readonly contextWindow: number;
-  /** US dollars per million tokens. */
-  readonly price: { readonly input: number; readonly output: number };
+  /**
+   * US dollars per million tokens; none when the operator set none (a self-hosted model): its
+   * calls are recorded with an unknown cost, never $0.
+   */
+  readonly price: { readonly input: number; readonly output: number } | undefined;
 }
 
 export interface Catalog {

@@ -24,7 +24,9 @@ export function checkChatRequest(body: unknown): ChatRequest | GatewayError {
   const request = checked as ChatRequest;
   for (const [index, message] of request.messages.entries()) {
     const check = checkMessage[message.role];
-    if (!check.Check(message)) return firstProblem(check.Errors(message), `messages[${index}]`);
+    if (!check.Check(message)) {
+      return firstProblem(check.Errors(message), message, `messages[${index}]`);
+    }
   }
   return checkToolReferences(request.messages) ?? request;
 }
@@ -44,7 +46,7 @@ export function checkBody<T>(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return invalidRequest('The request body must be a JSON object.');
   }
-  return check.Check(body) ? body : firstProblem(check.Errors(body));
+  return check.Check(body) ? body : firstProblem(check.Errors(body), body);
 }
 
 /** Tool results must answer a call the conversation made, as OpenAI requires. */
@@ -68,9 +70,14 @@ type SchemaError = ReturnType<typeof checkRequest.Errors>[number];
 
 /**
  * The first problem of a body the schema refused, as OpenAI words it: a missing parameter by
- * name, else the deepest invalid one. `base` prefixes the parameter path (`messages[2]`).
+ * name, a value outside a fixed set with the values allowed, else the deepest invalid one.
+ * `value` is what was checked; `base` prefixes the parameter path (`messages[2]`).
  */
-export function firstProblem(errors: readonly SchemaError[], base = ''): GatewayError {
+export function firstProblem(
+  errors: readonly SchemaError[],
+  value: unknown,
+  base = '',
+): GatewayError {
   const missing = errors.find((error) => error.keyword === 'required');
   if (missing) {
     const parameter = join(
@@ -89,11 +96,41 @@ export function firstProblem(errors: readonly SchemaError[], base = ''): Gateway
       .filter((error) => error.keyword !== 'anyOf')
       .sort((a, b) => depth(b.instancePath) - depth(a.instancePath))[0] ?? errors[0];
   const parameter = join(base, specific?.instancePath ?? '') || 'body';
+  if (specific?.keyword === 'const') {
+    // A union of constants (`role`): every constant allowed at that place, as OpenAI lists them.
+    const allowed = errors
+      .filter((e) => e.keyword === 'const' && e.instancePath === specific.instancePath)
+      .map((e) => `'${String((e.params as { allowedValue?: unknown }).allowedValue)}'`);
+    const got = at(value, specific.instancePath);
+    return invalidRequest(
+      `Invalid value: ${typeof got === 'string' ? `'${got}'` : JSON.stringify(got)}. Supported values are: ${listed(allowed)}.`,
+      'invalid_value',
+      parameter,
+    );
+  }
   return invalidRequest(
     `Invalid value for '${parameter}': ${specific?.message ?? 'not valid'}.`,
     specific?.keyword === 'type' ? 'invalid_type' : 'invalid_value',
     parameter,
   );
+}
+
+/** `'a', 'b', and 'c'`; `'a' and 'b'`; `'a'`. */
+function listed(items: readonly string[]): string {
+  if (items.length <= 2) return items.join(' and ');
+  return `${items.slice(0, -1).join(', ')}, and ${items.at(-1)}`;
+}
+
+/** The value at a JSON pointer inside `value`. */
+function at(value: unknown, pointer: string): unknown {
+  let here = value;
+  for (const segment of pointer.split('/').slice(1)) {
+    here =
+      typeof here === 'object' && here !== null
+        ? (here as Record<string, unknown>)[segment]
+        : undefined;
+  }
+  return here;
 }
 
 const depth = (pointer: string) => pointer.split('/').length;

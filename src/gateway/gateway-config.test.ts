@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { BUILTIN_PROVIDERS } from './builtin-models.ts';
 import { GatewayConfigError, loadCatalog } from './gateway-config.ts';
 
-/** The example of DESIGN.md section 4, verbatim. */
-const DESIGN_EXAMPLE = `{
+/** The example of docs/design.md §4, verbatim. */
+const DOCUMENTED_EXAMPLE = `{
   "providers": {
     "openai":    { "kind": "openai",    "baseUrl": "https://api.openai.com/v1", "apiKeyEnv": "OPENAI_API_KEY" },
     "anthropic": { "kind": "anthropic", "baseUrl": "https://api.anthropic.com", "apiKeyEnv": "ANTHROPIC_API_KEY" },
@@ -27,8 +27,13 @@ function files(entries: Record<string, string>): (path: string) => string | unde
   return (path) => entries[path];
 }
 
+/** Where the configuration locates the catalog, given this environment (config.ts). */
+function located(env: Record<string, string | undefined>) {
+  return { file: env.MNEMO_CONFIG || undefined, variables: env };
+}
+
 function fromFile(config: unknown, env: Record<string, string | undefined> = {}) {
-  return loadCatalog(env, {
+  return loadCatalog(located(env), {
     cwd: '/cfg',
     readFile: files({ [FILE]: typeof config === 'string' ? config : JSON.stringify(config) }),
   });
@@ -74,9 +79,9 @@ function validConfig() {
   };
 }
 
-describe('the file of DESIGN.md section 4', () => {
+describe('the file of docs/design.md §4', () => {
   test('parses to the expected catalog', () => {
-    const catalog = fromFile(DESIGN_EXAMPLE, {
+    const catalog = fromFile(DOCUMENTED_EXAMPLE, {
       OPENAI_API_KEY: 'sk-openai',
       ANTHROPIC_API_KEY: 'sk-ant',
     });
@@ -140,6 +145,24 @@ describe('the file of DESIGN.md section 4', () => {
       id: 'best',
       order: ['local/meta-llama/llama-3.3-70b'],
     });
+  });
+
+  test('a model without a price (a self-hosted server) is taken, its price unknown', () => {
+    const config: ReturnType<typeof validConfig> = validConfig();
+    const { price: _price, ...unpriced } = config.models[1] as (typeof config.models)[number];
+    config.models[1] = unpriced as (typeof config.models)[number];
+    const catalog = fromFile(config);
+    expect(catalog.models[1]).toEqual({
+      id: 'local/llama3.1',
+      provider: 'local',
+      upstream: 'llama3.1:8b',
+      vision: false,
+      tools: false,
+      jsonOutput: false,
+      contextWindow: 131072,
+      price: undefined,
+    });
+    expect(catalog.models[0]?.price).toEqual({ input: 2, output: 8 });
   });
 
   test('a missing key leaves the provider configured, and a trailing slash is dropped', () => {
@@ -311,11 +334,11 @@ describe('validation: each error names the file and the JSON path', () => {
       '$.providers.local.apiKeyEnv: must match pattern',
     ],
     [
-      'missing price',
+      'a price without its output',
       (c) => {
-        delete c.models[0].price;
+        delete c.models[0].price.output;
       },
-      '$.models[0].price: is required',
+      '$.models[0].price.output: is required',
     ],
     [
       'missing contextWindow',
@@ -376,19 +399,73 @@ describe('validation: each error names the file and the JSON path', () => {
     expect(message).toContain(expected);
   });
 
-  test('reports every problem at once (the shape first, then the references)', () => {
+  test('reports every problem at once, of form and of meaning together', () => {
     const config: Breakable = validConfig();
     config.models[0].id = 'local/gpt-4.1';
     config.router.order.push('x/y');
     config.models[1].provider = 'nobody';
-    const message = errorOf(() => fromFile(config));
-    expect(message).toContain('$.models[0].id');
-    expect(message).toContain('$.models[1].provider');
-    expect(message).toContain('$.router.order[2]');
     config.models[0].price.input = -1;
     delete config.models[1].upstream;
+    config.models.push({ ...config.models[1], id: 'nobody/llama3.1', upstream: 'llama' });
+    config.models.push({ ...config.models[2] });
     expect(errorOf(() => fromFile(config))).toBe(
-      `invalid gateway configuration in ${FILE}: $.models[0].price.input: must be >= 0; $.models[1].upstream: is required`,
+      `invalid gateway configuration in ${FILE}: ` +
+        [
+          '$.models[0].price.input: must be >= 0',
+          '$.models[1].upstream: is required',
+          '$.models[0].id: "local/gpt-4.1" must start with its provider: openai/',
+          '$.models[1].provider: unknown provider "nobody" (configured: openai, local)',
+          '$.models[1].id: "local/llama3.1" must start with its provider: nobody/',
+          '$.models[2].provider: unknown provider "nobody" (configured: openai, local)',
+          '$.models[3].provider: unknown provider "nobody" (configured: openai, local)',
+          '$.models[3].id: duplicate id "nobody/llama3.1" (first at $.models[2])',
+          // models[0] is local/gpt-4.1 now: the router's first entry names no model.
+          '$.router.order[1]: unknown model "openai/gpt-4.1"',
+          '$.router.order[2]: unknown model "x/y"',
+        ].join('; '),
+    );
+  });
+
+  test('a field with a form problem is left out of the meaning checks that need it, and only those', () => {
+    const config: Breakable = validConfig();
+    // Neither a known kind nor a string: the baseUrl rule depends on both.
+    config.providers.openai.kind = 'mistral';
+    config.providers.openai.baseUrl = 7;
+    // The second provider's entry is broken elsewhere: its baseUrl is still checked.
+    config.providers.local.extra = true;
+    config.providers.local.baseUrl = 'localhost:11434';
+    // No id to check; its provider still is.
+    config.models[0].id = 42;
+    config.models[0].provider = 'nobody';
+    // An id of the wrong form (empty) is the form's to report, not also "not <provider>/<name>".
+    config.models[1].id = '';
+    config.router.id = ['auto'];
+    config.router.order = ['openai/gpt-4.1', 3];
+    expect(errorOf(() => fromFile(config))).toBe(
+      `invalid gateway configuration in ${FILE}: ` +
+        [
+          '$.providers.openai.kind: must be one of openai, anthropic, gemini',
+          '$.providers.openai.baseUrl: must be string',
+          '$.providers.local.extra: is not a known field',
+          '$.models[0].id: must be string',
+          '$.models[1].id: must not have fewer than 1 characters',
+          '$.router.id: must be string',
+          '$.router.order[1]: must be string',
+          '$.providers.local.baseUrl: must be an http:// or https:// URL, not "localhost:11434"',
+          '$.models[0].provider: unknown provider "nobody" (configured: openai, local)',
+          // The file as it stands has no model of this id (models[0]'s is not a string).
+          '$.router.order[0]: unknown model "openai/gpt-4.1"',
+        ].join('; '),
+    );
+  });
+
+  test('without a list of models, or of providers, only the form is reported for them', () => {
+    expect(
+      errorOf(() =>
+        fromFile({ providers: [], models: {}, router: { id: 'auto', order: ['a/b'] } }),
+      ),
+    ).toBe(
+      `invalid gateway configuration in ${FILE}: $.providers: must be object; $.models: must be array`,
     );
   });
 
@@ -460,7 +537,7 @@ describe('which source is read', () => {
     writeFileSync(join(dir, 'etc', 'gateway.json'), withModel('named/m'));
     writeFileSync(join(dir, 'mnemo.config.json'), withModel('default/m'));
     const catalog = loadCatalog(
-      { MNEMO_CONFIG: 'etc/gateway.json', OPENAI_API_KEY: 'sk' },
+      located({ MNEMO_CONFIG: 'etc/gateway.json', OPENAI_API_KEY: 'sk' }),
       { cwd: dir },
     );
     expect(catalog.models.map((m) => m.id)).toEqual(['named/m']);
@@ -468,36 +545,38 @@ describe('which source is read', () => {
 
   test('MNEMO_CONFIG may be absolute', () => {
     writeFileSync(join(dir, 'a.json'), withModel('abs/m'));
-    const catalog = loadCatalog({ MNEMO_CONFIG: join(dir, 'a.json') }, { cwd: '/' });
+    const catalog = loadCatalog(located({ MNEMO_CONFIG: join(dir, 'a.json') }), { cwd: '/' });
     expect(catalog.models.map((m) => m.id)).toEqual(['abs/m']);
   });
 
   test('./mnemo.config.json wins over the variables', () => {
     writeFileSync(join(dir, 'mnemo.config.json'), withModel('default/m'));
-    const catalog = loadCatalog({ OPENAI_API_KEY: 'sk' }, { cwd: dir });
+    const catalog = loadCatalog(located({ OPENAI_API_KEY: 'sk' }), { cwd: dir });
     expect(catalog.models.map((m) => m.id)).toEqual(['default/m']);
     expect([...catalog.providers.keys()]).toEqual(['default']);
   });
 
   test('without a file, the variables', () => {
-    const catalog = loadCatalog({ OPENAI_API_KEY: 'sk' }, { cwd: dir });
+    const catalog = loadCatalog(located({ OPENAI_API_KEY: 'sk' }), { cwd: dir });
     expect([...catalog.providers.keys()]).toEqual(['openai']);
   });
 
   test('MNEMO_CONFIG naming a missing file is an error', () => {
-    const message = errorOf(() => loadCatalog({ MNEMO_CONFIG: 'nope.json' }, { cwd: dir }));
+    const message = errorOf(() =>
+      loadCatalog(located({ MNEMO_CONFIG: 'nope.json' }), { cwd: dir }),
+    );
     expect(message).toBe(`MNEMO_CONFIG names ${join(dir, 'nope.json')}, which does not exist`);
   });
 
   test('an empty MNEMO_CONFIG is unset', () => {
-    const catalog = loadCatalog({ MNEMO_CONFIG: '' }, { cwd: dir });
+    const catalog = loadCatalog(located({ MNEMO_CONFIG: '' }), { cwd: dir });
     expect(catalog.models).toEqual([]);
   });
 
   test('MNEMO_CONFIG naming an unreadable file is an error', () => {
     // A directory cannot be read as a file, whoever runs the test (root reads any mode).
     mkdirSync(join(dir, 'conf.d'));
-    const message = errorOf(() => loadCatalog({ MNEMO_CONFIG: 'conf.d' }, { cwd: dir }));
+    const message = errorOf(() => loadCatalog(located({ MNEMO_CONFIG: 'conf.d' }), { cwd: dir }));
     expect(message).toMatch(new RegExp(`^${join(dir, 'conf.d')}: cannot be read: EISDIR`));
   });
 
@@ -505,7 +584,7 @@ describe('which source is read', () => {
     const readFile = () => {
       throw new Error('EACCES: permission denied');
     };
-    const message = errorOf(() => loadCatalog({}, { cwd: dir, readFile }));
+    const message = errorOf(() => loadCatalog(located({}), { cwd: dir, readFile }));
     expect(message).toBe(
       `${join(dir, 'mnemo.config.json')}: cannot be read: EACCES: permission denied`,
     );
@@ -513,7 +592,7 @@ describe('which source is read', () => {
 
   test('an invalid file in a temp dir names its path', () => {
     writeFileSync(join(dir, 'mnemo.config.json'), '{"providers": {}, "models": [], "x": 1}');
-    const message = errorOf(() => loadCatalog({}, { cwd: dir }));
+    const message = errorOf(() => loadCatalog(located({}), { cwd: dir }));
     expect(message).toBe(
       `invalid gateway configuration in ${join(dir, 'mnemo.config.json')}: $.x: is not a known field`,
     );
@@ -522,7 +601,7 @@ describe('which source is read', () => {
 
 describe('without a file: the conventional variables', () => {
   const load = (env: Record<string, string | undefined>) =>
-    loadCatalog(env, { cwd: '/nowhere', readFile: () => undefined });
+    loadCatalog(located(env), { cwd: '/nowhere', readFile: () => undefined });
   const builtinIds = (name: string) =>
     BUILTIN_PROVIDERS.find((p) => p.name === name)?.models.map((m) => m.id) ?? [];
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { Value } from 'typebox/value';
+import type { CatalogLocation } from '../config.ts';
 import { BUILTIN_PROVIDERS } from './builtin-models.ts';
 import type { Catalog, ModelConfig, ProviderConfig, ProviderKind } from './catalog.ts';
 
@@ -13,7 +14,7 @@ export class GatewayConfigError extends Error {
 const DEFAULT_FILE = 'mnemo.config.json';
 const DEFAULT_ROUTER_ID = 'auto';
 
-// The file format of DESIGN.md section 4, which outside tools rely on: keep it exactly.
+// The file format of docs/design.md §4, which outside tools rely on: keep it exactly.
 const ProviderEntry = Type.Object(
   {
     kind: Type.Enum(['openai', 'anthropic', 'gemini']),
@@ -32,9 +33,13 @@ const ModelEntry = Type.Object(
     tools: Type.Optional(Type.Boolean()),
     jsonOutput: Type.Optional(Type.Boolean()),
     contextWindow: Type.Integer({ minimum: 1 }),
-    price: Type.Object(
-      { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }) },
-      { additionalProperties: false },
+    // None for a model whose calls cost nothing known (a self-hosted server): its usage is
+    // recorded with an unknown cost, never a made-up $0.
+    price: Type.Optional(
+      Type.Object(
+        { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }) },
+        { additionalProperties: false },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -56,7 +61,6 @@ const ConfigFile = Type.Object(
   },
   { additionalProperties: false },
 );
-type ConfigFile = Static<typeof ConfigFile>;
 
 /** One thing wrong, at a JSON path (`$.models[0].id`) or a variable name. */
 interface Problem {
@@ -65,21 +69,23 @@ interface Problem {
 }
 
 /**
- * Reads the catalog: the file MNEMO_CONFIG names, else ./mnemo.config.json if it exists, else the
- * conventional variables (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY` and their
- * `*_BASE_URL`), each switching on its provider with the built-in models; none: an empty catalog.
+ * Reads and checks the catalog where the configuration locates it: the file `MNEMO_CONFIG` names,
+ * else ./mnemo.config.json if it exists, else the conventional variables (`OPENAI_API_KEY`,
+ * `ANTHROPIC_API_KEY`, `GEMINI_API_KEY` and their `*_BASE_URL`), each switching on its provider
+ * with the built-in models; none: an empty catalog. Throws GatewayConfigError naming every problem.
  *
  * @example
- * loadCatalog({ OPENAI_API_KEY: 'sk-…' }, { cwd: '/srv/mnemo' }).router;
- * // { id: 'auto', order: ['openai/gpt-4.1', 'openai/gpt-4.1-mini', …] } when there is no file
+ * loadCatalog({ file: undefined, variables: { OPENAI_API_KEY: 'sk-…' } }, { cwd: '/srv/mnemo' })
+ *   .router; // { id: 'auto', order: ['openai/gpt-4.1', 'openai/gpt-4.1-mini', …] } when no file
  */
 export function loadCatalog(
-  env: Record<string, string | undefined>,
+  location: CatalogLocation,
   options: { cwd?: string; readFile?: (path: string) => string | undefined } = {},
 ): Catalog {
   const cwd = options.cwd ?? process.cwd();
   const readFile = options.readFile ?? readFileIfExists;
-  const named = nonEmpty(env.MNEMO_CONFIG);
+  const env = location.variables;
+  const named = nonEmpty(location.file);
   if (named !== undefined) {
     const file = resolve(cwd, named);
     const text = readConfigFile(readFile, file);
@@ -125,9 +131,10 @@ function catalogFromFile(
   } catch (error) {
     throw new GatewayConfigError(`${file}: $: not valid JSON: ${(error as Error).message}`);
   }
-  if (!Value.Check(ConfigFile, json)) fail(file, schemaProblems(json));
-  const problems = [...providerProblems(json), ...modelProblems(json), ...routerProblems(json)];
-  if (problems.length > 0) fail(file, problems);
+  // Every problem at once: the form's, then the meaning's of whatever has the form to check.
+  const form = schemaProblems(json);
+  const problems = [...form, ...meaningProblems(json, new Set(form.map((problem) => problem.at)))];
+  if (problems.length > 0 || !Value.Check(ConfigFile, json)) fail(file, problems);
 
   const providers = new Map<string, ProviderConfig>();
   for (const [name, entry] of Object.entries(json.providers)) {
@@ -143,7 +150,8 @@ function catalogFromFile(
         tools: entry.tools ?? false,
         jsonOutput: entry.jsonOutput ?? false,
         contextWindow: entry.contextWindow,
-        price: Object.freeze({ input: entry.price.input, output: entry.price.output }),
+        price:
+          entry.price && Object.freeze({ input: entry.price.input, output: entry.price.output }),
       }),
   );
   const router = json.router ?? {
@@ -211,21 +219,50 @@ function catalog(
 // A provider's name is the part of a model id before the slash, so it cannot hold one.
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-function providerProblems(file: ConfigFile): Problem[] {
+/**
+ * What the file means, checked on whatever has the form to check: a field with a form problem of
+ * its own (a path in `broken`), or of the wrong type, is left out of the checks that need it,
+ * and only those. A model whose `provider` is not a string is not also "of an unknown provider".
+ */
+function meaningProblems(json: unknown, broken: ReadonlySet<string>): Problem[] {
+  if (!isObject(json)) return [];
+  const usable = (value: unknown, at: string): value is string =>
+    typeof value === 'string' && !broken.has(at);
+  const providers = isObject(json.providers) ? json.providers : undefined;
+  const models = Array.isArray(json.models) ? json.models : undefined;
+  return [
+    ...(providers ? providerProblems(providers, usable) : []),
+    ...(models ? modelProblems(models, providers, usable) : []),
+    ...(isObject(json.router) ? routerProblems(json.router, models, usable) : []),
+  ];
+}
+
+type Usable = (value: unknown, at: string) => value is string;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const KINDS: readonly string[] = ['openai', 'anthropic', 'gemini'];
+
+function providerProblems(providers: Record<string, unknown>, usable: Usable): Problem[] {
   const problems: Problem[] = [];
-  for (const [name, entry] of Object.entries(file.providers)) {
+  for (const [name, entry] of Object.entries(providers)) {
     const at = jsonPath(['providers', name]);
     if (!PROVIDER_NAME.test(name)) {
       problems.push({ at, message: 'a provider name is letters, digits, ".", "_" or "-"' });
     }
-    const wrong = baseUrlProblem(entry.kind, entry.baseUrl);
-    if (wrong) problems.push({ at: `${at}.baseUrl`, message: wrong });
+    if (!isObject(entry)) continue;
+    const { kind, baseUrl } = entry;
+    if (usable(kind, `${at}.kind`) && KINDS.includes(kind) && usable(baseUrl, `${at}.baseUrl`)) {
+      const wrong = baseUrlProblem(kind as ProviderKind, baseUrl);
+      if (wrong) problems.push({ at: `${at}.baseUrl`, message: wrong });
+    }
   }
   return problems;
 }
 
 /**
- * DESIGN.md section 4: "`baseUrl` is the provider's API root as its own SDKs take it
+ * docs/design.md §4: "`baseUrl` is the provider's API root as its own SDKs take it
  * (OpenAI-compatible: up to and including `/v1`; Anthropic: without `/v1`; Gemini: without
  * `/v1beta`)". OpenAI-compatible servers root their APIs in many places, so only the other two
  * are checked.
@@ -248,55 +285,71 @@ function baseUrlProblem(kind: ProviderKind, baseUrl: string): string | undefined
   return undefined;
 }
 
-function modelProblems(file: ConfigFile): Problem[] {
+function modelProblems(
+  models: readonly unknown[],
+  providers: Record<string, unknown> | undefined,
+  usable: Usable,
+): Problem[] {
   const problems: Problem[] = [];
   const firstIndex = new Map<string, number>();
-  file.models.forEach((model, index) => {
+  models.forEach((model, index) => {
+    if (!isObject(model)) return;
     const at = jsonPath(['models', index]);
-    if (!Object.hasOwn(file.providers, model.provider)) {
+    const provider = usable(model.provider, `${at}.provider`) ? model.provider : undefined;
+    if (provider !== undefined && providers && !Object.hasOwn(providers, provider)) {
       problems.push({
         at: `${at}.provider`,
-        message: `unknown provider ${JSON.stringify(model.provider)} (configured: ${Object.keys(file.providers).join(', ') || 'none'})`,
+        message: `unknown provider ${JSON.stringify(provider)} (configured: ${Object.keys(providers).join(', ') || 'none'})`,
       });
     }
-    const slash = model.id.indexOf('/');
-    if (slash <= 0 || slash === model.id.length - 1 || /\s/.test(model.id)) {
+    const id = model.id;
+    if (!usable(id, `${at}.id`)) return;
+    const slash = id.indexOf('/');
+    if (slash <= 0 || slash === id.length - 1 || /\s/.test(id)) {
       problems.push({
         at: `${at}.id`,
-        message: `${JSON.stringify(model.id)} is not of the form <provider>/<name>`,
+        message: `${JSON.stringify(id)} is not of the form <provider>/<name>`,
       });
-    } else if (model.id.slice(0, slash) !== model.provider) {
+    } else if (provider !== undefined && id.slice(0, slash) !== provider) {
       problems.push({
         at: `${at}.id`,
-        message: `${JSON.stringify(model.id)} must start with its provider: ${model.provider}/`,
+        message: `${JSON.stringify(id)} must start with its provider: ${provider}/`,
       });
     }
-    const first = firstIndex.get(model.id);
-    if (first === undefined) firstIndex.set(model.id, index);
+    const first = firstIndex.get(id);
+    if (first === undefined) firstIndex.set(id, index);
     else {
       problems.push({
         at: `${at}.id`,
-        message: `duplicate id ${JSON.stringify(model.id)} (first at ${jsonPath(['models', first])})`,
+        message: `duplicate id ${JSON.stringify(id)} (first at ${jsonPath(['models', first])})`,
       });
     }
   });
   return problems;
 }
 
-function routerProblems(file: ConfigFile): Problem[] {
-  const router = file.router;
-  if (!router) return [];
+function routerProblems(
+  router: Record<string, unknown>,
+  models: readonly unknown[] | undefined,
+  usable: Usable,
+): Problem[] {
   const problems: Problem[] = [];
-  const ids = new Set(file.models.map((model) => model.id));
-  if (ids.has(router.id)) {
+  // Without a list of models there is nothing to check the router against.
+  if (!models) return problems;
+  const ids = new Set(
+    models.flatMap((model) => (isObject(model) && typeof model.id === 'string' ? [model.id] : [])),
+  );
+  if (usable(router.id, '$.router.id') && ids.has(router.id)) {
     problems.push({
       at: '$.router.id',
       message: `${JSON.stringify(router.id)} is also a model id`,
     });
   }
+  if (!Array.isArray(router.order)) return problems;
   const seen = new Set<string>();
-  router.order.forEach((id, index) => {
+  router.order.forEach((id: unknown, index) => {
     const at = jsonPath(['router', 'order', index]);
+    if (!usable(id, at)) return;
     if (!ids.has(id)) problems.push({ at, message: `unknown model ${JSON.stringify(id)}` });
     else if (seen.has(id)) problems.push({ at, message: `${JSON.stringify(id)} is listed twice` });
     seen.add(id);

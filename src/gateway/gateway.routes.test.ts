@@ -128,11 +128,95 @@ describe('authentication by API key', () => {
     expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
   });
 
+  test('each refusal says why, in OpenAI’s shape and in its RFC 6750 challenge', async () => {
+    const { deleteMembership } = await import('../orgs/orgs.repository.ts');
+    const f = server.t.fixtures;
+    const db = server.t.database.db;
+    const keyOf = async (token: string, name: string) => {
+      const res = await fetch(`${server.url}/api/v1/api-keys`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-organization-id': orgId,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name }),
+      });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { key: { id: string }; secret: string }).secret;
+    };
+    const suspended = await f.user(orgId);
+    const banned = await f.user(orgId);
+    const leaver = await f.user(orgId);
+    const suspendedKey = await keyOf(suspended.token, 'suspended');
+    const bannedKey = await keyOf(banned.token, 'banned');
+    const leaverKey = await keyOf(leaver.token, 'leaver');
+    await f.status(suspended.id, 'suspended');
+    await f.status(banned.id, 'banned');
+    await deleteMembership(db, orgId, leaver.id);
+    const expired = await createKey('to expire');
+    await db
+      .updateTable('api_keys')
+      .set({ expires_at: Date.now() - 1000 })
+      .where('id', '=', expired.key.id)
+      .execute();
+    const unknown = (await import('../keys/api-key-secret.ts')).generateApiKey().secret;
+
+    const cases: Array<[string, string]> = [
+      [
+        'not-a-key',
+        'Incorrect API key format: an API key is mnemo_sk_ followed by 49 letters and digits, sent as Authorization: Bearer mnemo_sk_...',
+      ],
+      [
+        ownerToken,
+        'A platform credential is not an API key: /v1 takes an API key (mnemo_sk_...), created in the studio under Settings > API Keys or with POST /api/v1/api-keys; platform credentials (OAuth access tokens) are for the memory and platform APIs under /api.',
+      ],
+      [unknown, 'Incorrect API key provided.'],
+      [expired.secret, 'This API key has expired.'],
+      [suspendedKey, "This API key's user account is suspended."],
+      [bannedKey, "This API key's user account is banned."],
+      [leaverKey, "This API key's user is no longer a member of its organization."],
+    ];
+    for (const [key, message] of cases) {
+      const res = await fetch(`${server.url}/v1/models`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status, message).toBe(401);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('www-authenticate')).toBe(
+        `Bearer realm="mnemo", error="invalid_token", error_description="${message}"`,
+      );
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({
+        error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+      });
+      // Nothing of the key comes back.
+      expect(text + res.headers.get('www-authenticate')).not.toContain(key.slice(-20));
+    }
+
+    // No key at all: the challenge names the realm only (RFC 6750 §3.1).
+    const bare = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST' });
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toBe('Bearer realm="mnemo"');
+    expect(await bare.json()).toEqual({
+      error: {
+        message:
+          "You didn't provide an API key. Send it in the Authorization header as a bearer token (Authorization: Bearer mnemo_sk_...).",
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      },
+    });
+  });
+
   test('the platform credential is not an API key', async () => {
     const error = await client(ownerToken)
       .models.list()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((error as InstanceType<typeof OpenAI.AuthenticationError>).message).toMatch(
+      /^401 A platform credential is not an API key: \/v1 takes an API key/,
+    );
   });
 });
 
@@ -142,13 +226,16 @@ describe('what is not offered', () => {
       .embeddings.create({ model: 'openai/gpt-4.1', input: 'x' })
       .catch((e: unknown) => e);
     expect(embeddings).toBeInstanceOf(OpenAI.NotFoundError);
-    expect((embeddings as Error).message).toMatch(
-      /Embeddings \(\/v1\/embeddings\) are not offered/,
+    expect((embeddings as Error).message).toBe(
+      '404 Embeddings (/v1/embeddings) are not offered by this server; use /v1/chat/completions or /v1/responses.',
     );
     const completions = await client(secret)
       .completions.create({ model: 'openai/gpt-4.1', prompt: 'x' })
       .catch((e: unknown) => e);
     expect(completions).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((completions as Error).message).toBe(
+      '404 The legacy completions endpoint (/v1/completions) is not offered by this server; use /v1/chat/completions or /v1/responses.',
+    );
   });
 
   test('an unknown path under /v1 is 404 unknown_url, with a request id', async () => {

@@ -1,43 +1,35 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { isStoreUnavailable } from '../db/availability.ts';
-import type { ApiKeyAuthenticator } from '../keys/api-key-auth.ts';
+import type { ApiKeyAuthenticator, KeyHolder } from '../keys/api-key-auth.ts';
+import { failureOf } from '../platform/error-handler.ts';
 import type { UsageRecorder } from '../usage/usage.recorder.ts';
+import { refusedApiKey } from './api-key-refusals.ts';
 import { createCallUsage } from './call-usage.ts';
 import type { Catalog } from './catalog.ts';
 import { registerChatRoutes } from './chat.routes.ts';
-import { createCircuitBreaker } from './circuit-breaker.ts';
-import { createDispatcher } from './dispatch.ts';
+import type { Dispatcher } from './dispatch.ts';
 import {
   GatewayError,
-  invalidRequest,
-  modelNotFound,
+  gatewayErrorOf,
   sendGatewayError,
   serverError,
   unknownUrl,
 } from './openai-errors.ts';
-import { createProviders } from './providers/provider-kinds.ts';
-import { createTransport } from './providers/transport.ts';
 import { registerResponsesRoutes } from './responses/responses.routes.ts';
+import { unknownModel } from './setup-guidance.ts';
 
 export interface GatewayRoutesDeps {
+  /** What `/v1/models` lists. */
   readonly catalog: Catalog;
+  /** Sends each chat call to its model or the router's choice (built in app.ts). */
+  readonly dispatcher: Dispatcher;
   readonly authenticateApiKey: ApiKeyAuthenticator;
   readonly usage: UsageRecorder;
-  /** How long a provider may take to start answering, or go silent mid-answer. */
-  readonly timeoutMs: number;
-}
-
-/** Who a `/v1` call acts as: the API key's organization, user and key. */
-export interface KeyHolder {
-  readonly orgId: string;
-  readonly userId: string;
-  readonly keyId: string;
-  readonly projectId: string | null;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** Who a `/v1` call acts as: set by the key check before any route. */
     keyHolder: KeyHolder;
   }
   interface FastifyContextConfig {
@@ -63,7 +55,7 @@ const newRequestId = () => `req_${randomUUID().replaceAll('-', '')}`;
  * errors included, with an `x-request-id`; authenticated by API keys.
  */
 export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRoutesDeps): void {
-  const { catalog } = deps;
+  const { catalog, dispatcher } = deps;
 
   parent.register(
     async (app) => {
@@ -76,15 +68,8 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
       app.addHook('onRequest', async (request, reply) => {
         reply.header('x-request-id', newRequestId()).header('cache-control', 'no-store');
         const result = await deps.authenticateApiKey(request.headers.authorization);
-        if (!result.ok) {
-          throw new GatewayError(result.status, { ...result.body.error });
-        }
-        request.keyHolder = {
-          orgId: result.orgId,
-          userId: result.userId,
-          keyId: result.keyId,
-          projectId: result.projectId,
-        };
+        if (!result.ok) throw refusedApiKey(result.refusal);
+        request.keyHolder = result.holder;
       });
       app.setErrorHandler((error: FastifyError, request, reply) =>
         sendGatewayError(reply, asGatewayError(error, request)),
@@ -93,16 +78,6 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
         sendGatewayError(reply, unknownUrl(request.method, request.url)),
       );
 
-      const transport = createTransport({
-        firstByteTimeoutMs: deps.timeoutMs,
-        idleTimeoutMs: deps.timeoutMs,
-      });
-      app.addHook('onClose', () => transport.close());
-      const dispatcher = createDispatcher({
-        catalog,
-        providers: createProviders(catalog, transport),
-        breaker: createCircuitBreaker(),
-      });
       const usage = createCallUsage(deps.usage, app.log);
       registerChatRoutes(app, { dispatcher, usage });
       registerResponsesRoutes(app, { dispatcher, usage });
@@ -128,19 +103,19 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
           // Model ids contain a slash (`openai/gpt-4.1`): the rest of the path is the id.
           const id = decodeURIComponent(request.params['*']);
           const found = models().find((model) => model.id === id);
-          if (!found) throw modelNotFound(id);
+          if (!found) throw unknownModel(id, catalog);
           return found;
         },
       );
 
       // Offered by the API this one imitates, not by mnemo: said so, in its shape.
       for (const [path, what] of [
-        ['/completions', 'The legacy completions endpoint'],
-        ['/embeddings', 'Embeddings'],
+        ['/completions', 'The legacy completions endpoint (/v1/completions) is'],
+        ['/embeddings', 'Embeddings (/v1/embeddings) are'],
       ] as const) {
         app.post(path, { schema: { hide: true } }, async () => {
           throw new GatewayError(404, {
-            message: `${what} (/v1${path}) are not offered by this server; use /v1/chat/completions or /v1/responses.`,
+            message: `${what} not offered by this server; use /v1/chat/completions or /v1/responses.`,
             type: 'invalid_request_error',
             param: null,
             code: 'unknown_url',
@@ -152,41 +127,13 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
   );
 }
 
-/** Anything thrown under /v1, as OpenAI's error: its own, Fastify's 4xx, or a 500/503. */
+/**
+ * Anything thrown under /v1, as OpenAI's error: its own, or any other failure as the rest of
+ * the service sees it (platform/error-handler.ts) — a store outage is 503 with `retry-after`.
+ */
 function asGatewayError(error: FastifyError, request: FastifyRequest): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (isStoreUnavailable(error)) {
-    request.log.warn({ err: error }, 'store unavailable');
-    return new GatewayError(503, {
-      message: 'The server is temporarily unable to handle the request; retry shortly.',
-      type: 'api_error',
-      param: null,
-      code: 'service_unavailable',
-    });
-  }
-  const status = error.statusCode ?? 500;
-  if (status < 500) {
-    if (status === 413)
-      return new GatewayError(413, {
-        message: 'Request body is too large.',
-        type: 'invalid_request_error',
-        param: null,
-        code: 'request_too_large',
-      });
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return new GatewayError(415, {
-        message: 'Content-Type must be application/json.',
-        type: 'invalid_request_error',
-        param: null,
-        code: null,
-      });
-    }
-    return invalidRequest(
-      error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')
-        ? 'We could not parse the JSON body of your request.'
-        : error.message,
-    );
-  }
-  request.log.error({ err: error }, 'internal error');
-  return serverError();
+  const failure = failureOf(error, request);
+  // A failure of mnemo itself, in OpenAI's own words.
+  return failure.status === 500 ? serverError() : gatewayErrorOf(failure);
 }

@@ -1,7 +1,8 @@
 import type { FastifyReply } from 'fastify';
+import type { ErrorShape, Failure } from '../platform/error-surfaces.ts';
 
 /**
- * OpenAI's error body, which `/v1` imitates (DESIGN.md §3): `{"error": {"message", "type",
+ * OpenAI's error body, which `/v1` imitates (docs/design.md §3): `{"error": {"message", "type",
  * "param", "code"}}`. Clients branch on the status and on `code`.
  */
 export interface OpenAiError {
@@ -63,11 +64,58 @@ export const serverError = () =>
     code: null,
   });
 
+/**
+ * Whether the same request may succeed if sent again: a timeout, a rate limit, a failure of the
+ * server or of a provider. The rule the official SDKs apply when `x-should-retry` is absent.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** `x-should-retry` of an error: what the error says, else what its status implies. */
+const shouldRetry = (error: GatewayError) =>
+  error.headers['x-should-retry'] ?? String(isRetryableStatus(error.status));
+
+/**
+ * Every `/v1` error as it goes out: OpenAI's body, no-store, and `x-should-retry` (from the
+ * error when it says, else from its status), so a client never has to guess.
+ */
 export function sendGatewayError(reply: FastifyReply, error: GatewayError) {
   return reply
     .code(error.status)
     .headers(error.headers)
+    .header('x-should-retry', shouldRetry(error))
     .header('cache-control', 'no-store')
     .type('application/json; charset=utf-8')
     .send(error.body);
 }
+
+/** A failure raised outside the gateway's own code (Fastify, the HTTP parser, the store), as OpenAI's error. */
+export function gatewayErrorOf(failure: Failure): GatewayError {
+  return new GatewayError(
+    failure.status,
+    {
+      message: failure.message,
+      type:
+        failure.status >= 500
+          ? 'api_error'
+          : failure.status === 429
+            ? 'rate_limit_error'
+            : 'invalid_request_error',
+      param: null,
+      code: failure.code,
+    },
+    { ...failure.headers },
+  );
+}
+
+/** `/v1`'s shape for errors raised where no gateway handler runs (error-surfaces.ts). */
+export const openAiErrorShape: ErrorShape = (failure) => {
+  const error = gatewayErrorOf(failure);
+  return {
+    body: error.body,
+    headers: {
+      'x-should-retry': shouldRetry(error),
+    },
+  };
+};

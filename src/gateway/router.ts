@@ -1,7 +1,8 @@
 import type { Catalog, ModelConfig, ProviderKind } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
-import { type GatewayError, invalidRequest, modelNotFound } from './openai-errors.ts';
-import { estimatePromptTokens } from './token-estimate.ts';
+import { type GatewayError, invalidRequest } from './openai-errors.ts';
+import { estimatePromptTokens } from './providers/token-estimate.ts';
+import { isEmptyCatalog, SETUP_HINT, unknownModel } from './setup-guidance.ts';
 
 /** What a request asks of the model that serves it. */
 export interface Needs {
@@ -74,7 +75,7 @@ export function planRoute(request: ChatRequest, catalog: Catalog): RoutePlan | G
   const needs = needsOf(request);
   if (request.model !== catalog.router.id) {
     const model = catalog.models.find((candidate) => candidate.id === request.model);
-    if (!model) return modelNotFound(request.model);
+    if (!model) return unknownModel(request.model, catalog);
     const unmet = unmetCapability(model, needs);
     if (unmet) return unmet;
     return { router: false, candidates: [model], needs, leftOut: [] };
@@ -91,7 +92,7 @@ export function planRoute(request: ChatRequest, catalog: Catalog): RoutePlan | G
   }
   if (candidates.length === 0) {
     return invalidRequest(
-      `No model of the router \`${catalog.router.id}\` can serve this request (${describeNeeds(needs)}): ${leftOut.join('; ') || 'the router has no models'}.`,
+      `No model of the router \`${catalog.router.id}\` can serve this request (${describeNeeds(needs)}): ${leftOut.join('; ') || noModels(catalog)}.`,
       'model_not_available',
       'model',
     );
@@ -123,6 +124,13 @@ function unmetCapability(model: ModelConfig, needs: Needs): GatewayError | undef
     );
   }
   return undefined;
+}
+
+/** Why a router's order holds no model: nothing configured, or an order left empty. */
+function noModels(catalog: Catalog): string {
+  return isEmptyCatalog(catalog)
+    ? `the router has no models, because this server has none configured: ${SETUP_HINT}`
+    : 'the router has no models: its order in the configuration file is empty';
 }
 
 export function describeNeeds(needs: Needs): string {

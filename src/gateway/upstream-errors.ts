@@ -1,4 +1,4 @@
-import { GatewayError } from './openai-errors.ts';
+import { GatewayError, isRetryableStatus } from './openai-errors.ts';
 import type { UpstreamFailure } from './provider.ts';
 
 /** Whether another model (or a later try) may succeed where this failure happened. */
@@ -9,7 +9,7 @@ export function isRetryable(failure: UpstreamFailure): boolean {
     case 'key-refused':
       return true;
     case 'status':
-      return failure.status === 429 || failure.status === 408 || failure.status >= 500;
+      return isRetryableStatus(failure.status);
   }
 }
 

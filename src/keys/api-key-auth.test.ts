@@ -1,20 +1,19 @@
 /**
- * The chat interface's key check: OpenAI's 401s, no store read for a malformed key, revocation
- * and expiry at once on every process, and `last_used_at` written in batches.
+ * The chat interface's key check: why each key is refused (gateway.routes.test.ts has the 401s
+ * those become), no store read for a malformed key, revocation and expiry at once on every
+ * process, and `last_used_at` written in batches.
  */
-import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Database } from '../db/database.ts';
 import type { QueryRunner } from '../db/prepared-query.ts';
 import { deleteMembership } from '../orgs/orgs.repository.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
 import {
-  API_KEY_MESSAGES,
   type ApiKeyAuthentication,
+  type ApiKeyRefusal,
   createApiKeyAuthenticator,
 } from './api-key-auth.ts';
 import { generateApiKey } from './api-key-secret.ts';
-import { registerKeyRoutes } from './keys.routes.ts';
 import type { ApiKey } from './keys.schemas.ts';
 import { createLastUsedRecorder, type LastUsedRecorder } from './last-used.ts';
 
@@ -25,11 +24,7 @@ let second: TestApp;
 let orgId: string;
 let owner: { id: string; token: string };
 
-const refusal = (message: string): ApiKeyAuthentication => ({
-  ok: false,
-  status: 401,
-  body: { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
-});
+const refusal = (why: ApiKeyRefusal): ApiKeyAuthentication => ({ ok: false, refusal: why });
 
 /** A recorder that writes only when told: the store sees no write from authentication. */
 const idle = (): LastUsedRecorder =>
@@ -92,28 +87,22 @@ afterAll(async () => {
 });
 
 describe('authenticateApiKey', () => {
-  test('a valid key: its organization, user, id and project', async () => {
+  test('a valid key: its organization, user and id, whether bound to a project or not', async () => {
     const projectId = await t.fixtures.project(orgId, { [owner.id]: 'viewer' });
     const plain = await createKey();
     const bound = await createKey(owner.token, { name: 'bound', projectId });
     const authenticate = createApiKeyAuthenticator({ database: t.database, lastUsed: idle() });
     expect(await authenticate(`Bearer ${plain.secret}`)).toEqual({
       ok: true,
-      orgId,
-      userId: owner.id,
-      keyId: plain.key.id,
-      projectId: null,
+      holder: { orgId, userId: owner.id, keyId: plain.key.id },
     });
     expect(await authenticate(`bearer  ${bound.secret} `)).toEqual({
       ok: true,
-      orgId,
-      userId: owner.id,
-      keyId: bound.key.id,
-      projectId,
+      holder: { orgId, userId: owner.id, keyId: bound.key.id },
     });
   });
 
-  test('missing, malformed and bad-checksum keys are refused without reading the store', async () => {
+  test('missing, malformed, bad-checksum keys and platform credentials are refused without reading the store', async () => {
     const { database, counter } = countingReader(t.database);
     const recorded: string[] = [];
     const authenticate = createApiKeyAuthenticator({
@@ -123,25 +112,29 @@ describe('authenticateApiKey', () => {
     const { secret } = generateApiKey();
     const last = secret.at(-1) === 'a' ? 'b' : 'a';
     const badChecksum = secret.slice(0, -1) + last;
-    const cases: Array<[string | undefined, string]> = [
-      [undefined, API_KEY_MESSAGES.missing],
-      ['', API_KEY_MESSAGES.missing],
-      ['   ', API_KEY_MESSAGES.missing],
-      [secret, API_KEY_MESSAGES.malformed],
-      [`Basic ${secret}`, API_KEY_MESSAGES.malformed],
-      ['Bearer', API_KEY_MESSAGES.malformed],
-      ['Bearer sk-proj-123', API_KEY_MESSAGES.malformed],
-      [`Bearer ${badChecksum}`, API_KEY_MESSAGES.malformed],
-      [`Bearer ${secret.slice(0, -1)}`, API_KEY_MESSAGES.malformed],
-      [`Bearer ${secret}x`, API_KEY_MESSAGES.malformed],
-      [`Bearer ${secret} ${secret}`, API_KEY_MESSAGES.malformed],
+    const cases: Array<[string | undefined, ApiKeyRefusal]> = [
+      [undefined, 'missing'],
+      ['', 'missing'],
+      ['   ', 'missing'],
+      [secret, 'malformed'],
+      [`Basic ${secret}`, 'malformed'],
+      ['Bearer', 'malformed'],
+      ['Bearer sk-proj-123', 'malformed'],
+      [`Bearer ${badChecksum}`, 'malformed'],
+      [`Bearer ${secret.slice(0, -1)}`, 'malformed'],
+      [`Bearer ${secret}x`, 'malformed'],
+      [`Bearer ${secret} ${secret}`, 'malformed'],
+      // Not a JWT: two segments, or a header that is not JSON.
+      ['Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0', 'malformed'],
+      ['Bearer aaa.bbb.ccc', 'malformed'],
+      [`Bearer ${await t.fixtures.token(owner.id)}`, 'platform-credential'],
     ];
-    for (const [authorization, message] of cases) {
-      expect(await authenticate(authorization), String(authorization)).toEqual(refusal(message));
+    for (const [authorization, why] of cases) {
+      expect(await authenticate(authorization), String(authorization)).toEqual(refusal(why));
     }
     expect(counter.reads).toBe(0);
     // A well-formed key is looked up: one read, and it is unknown.
-    expect(await authenticate(`Bearer ${secret}`)).toEqual(refusal(API_KEY_MESSAGES.unknown));
+    expect(await authenticate(`Bearer ${secret}`)).toEqual(refusal('unknown'));
     expect(counter.reads).toBe(1);
     expect(recorded).toEqual([]);
   });
@@ -152,13 +145,16 @@ describe('authenticateApiKey', () => {
       database: second.database,
       lastUsed: createLastUsedRecorder({ database: second.database, flushIntervalMs: 3_600_000 }),
     });
-    expect(await onSecond(`Bearer ${secret}`)).toMatchObject({ ok: true, keyId: key.id });
+    expect(await onSecond(`Bearer ${secret}`)).toMatchObject({
+      ok: true,
+      holder: { keyId: key.id },
+    });
     const res = await t.request(
       { token: owner.token, orgId },
       { method: 'DELETE', url: `${BASE}/${key.id}` },
     );
     expect(res.statusCode).toBe(200);
-    expect(await onSecond(`Bearer ${secret}`)).toEqual(refusal(API_KEY_MESSAGES.revoked));
+    expect(await onSecond(`Bearer ${secret}`)).toEqual(refusal('revoked'));
   });
 
   test('an expired key fails from its expiry on', async () => {
@@ -175,19 +171,23 @@ describe('authenticateApiKey', () => {
     });
     expect(await authenticate(`Bearer ${secret}`)).toMatchObject({ ok: true });
     now = expiresAt;
-    expect(await authenticate(`Bearer ${secret}`)).toEqual(refusal(API_KEY_MESSAGES.expired));
+    expect(await authenticate(`Bearer ${secret}`)).toEqual(refusal('expired'));
   });
 
-  test('a key stops working when its user is suspended or leaves its organization', async () => {
+  test('a key stops working when its user is suspended, banned or leaves its organization', async () => {
     const authenticate = createApiKeyAuthenticator({ database: t.database, lastUsed: idle() });
     const suspended = await t.fixtures.user(orgId, 'member');
+    const banned = await t.fixtures.user(orgId, 'member');
     const leaver = await t.fixtures.user(orgId, 'member');
     const a = await createKey(suspended.token);
     const b = await createKey(leaver.token);
+    const c = await createKey(banned.token);
     await t.fixtures.status(suspended.id, 'suspended');
+    await t.fixtures.status(banned.id, 'banned');
     await deleteMembership(t.database.db, orgId, leaver.id);
-    expect(await authenticate(`Bearer ${a.secret}`)).toEqual(refusal(API_KEY_MESSAGES.inactive));
-    expect(await authenticate(`Bearer ${b.secret}`)).toEqual(refusal(API_KEY_MESSAGES.inactive));
+    expect(await authenticate(`Bearer ${a.secret}`)).toEqual(refusal('owner-suspended'));
+    expect(await authenticate(`Bearer ${b.secret}`)).toEqual(refusal('owner-not-member'));
+    expect(await authenticate(`Bearer ${c.secret}`)).toEqual(refusal('owner-banned'));
     // Back in: the same key works again (nothing was cached).
     await t.fixtures.status(suspended.id, 'active');
     expect(await authenticate(`Bearer ${a.secret}`)).toMatchObject({ ok: true });
@@ -271,16 +271,16 @@ describe('last used', () => {
 
   test("the app's recorder is flushed when the app closes", async () => {
     const { key, secret } = await createKey();
-    const app = Fastify({ logger: false });
-    const authenticate = registerKeyRoutes(app, {
-      authenticate: { member: async () => {} },
-      database: t.database,
-      lastUsedFlushMs: 3_600_000,
+    // Another process of the same store, whose only use of the key is one call of /v1.
+    const other = await buildTestApp({}, { sharedStore: t.store });
+    const res = await other.app.inject({
+      method: 'GET',
+      url: '/v1/models',
+      headers: { authorization: `Bearer ${secret}` },
     });
-    await app.ready();
-    expect(await authenticate(`Bearer ${secret}`)).toMatchObject({ ok: true });
+    expect(res.statusCode).toBe(200);
     expect(await lastUsedOf(key.id)).toBeNull();
-    await app.close();
+    await other.close();
     expect(await lastUsedOf(key.id)).not.toBeNull();
   });
 });

@@ -1,37 +1,48 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import { bearerToken } from '../platform/bearer.ts';
 import { hashApiKey, parseApiKey } from './api-key-secret.ts';
 import { createApiKeyLookup } from './keys.repository.ts';
 import type { LastUsedRecorder } from './last-used.ts';
 
-/** OpenAI's error body, which the chat interface imitates (DESIGN.md §3, `/v1` errors). */
-export interface OpenAiErrorBody {
-  readonly error: {
-    readonly message: string;
-    readonly type: 'invalid_request_error';
-    readonly param: null;
-    readonly code: 'invalid_api_key';
-  };
+/** Who a call of the chat interface acts as: the API key's organization, user and key. */
+export interface KeyHolder {
+  readonly orgId: string;
+  readonly userId: string;
+  readonly keyId: string;
 }
 
+/**
+ * Why a key was refused, for the interface to word in its own shape (the gateway: OpenAI's 401).
+ * - `missing`: no `Authorization` header (or a blank one);
+ * - `malformed`: not `Bearer <key>`, or not a well-formed key (prefix, length, checksum);
+ * - `platform-credential`: a JWT, the platform APIs' credential, where a key belongs;
+ * - `unknown`, `revoked`, `expired`: the key itself;
+ * - `owner-suspended`, `owner-banned`: its user's account;
+ * - `owner-not-member`: its user left the key's organization.
+ */
+export type ApiKeyRefusal =
+  | 'missing'
+  | 'malformed'
+  | 'platform-credential'
+  | 'unknown'
+  | 'revoked'
+  | 'expired'
+  | 'owner-suspended'
+  | 'owner-banned'
+  | 'owner-not-member';
+
 export type ApiKeyAuthentication =
-  | {
-      readonly ok: true;
-      readonly orgId: string;
-      readonly userId: string;
-      readonly keyId: string;
-      /** The project the key is bound to, or null. */
-      readonly projectId: string | null;
-    }
-  | { readonly ok: false; readonly status: 401; readonly body: OpenAiErrorBody };
+  | { readonly ok: true; readonly holder: KeyHolder }
+  | { readonly ok: false; readonly refusal: ApiKeyRefusal };
 
 /**
- * Turns `Authorization: Bearer <API key>` into who the call acts as, or OpenAI's 401.
+ * Turns `Authorization: Bearer <API key>` into who the call acts as, or why not.
  *
  * @example
  * const result = await authenticateApiKey(request.headers.authorization);
- * if (!result.ok) return reply.code(result.status).send(result.body);
- * // result.orgId, result.userId, result.keyId, result.projectId
+ * if (!result.ok) throw refusedApiKey(result.refusal); // gateway/api-key-refusals.ts: OpenAI's 401
+ * // result.holder: { orgId, userId, keyId }
  */
 export type ApiKeyAuthenticator = (
   authorization: string | undefined,
@@ -43,24 +54,10 @@ export interface ApiKeyAuthenticatorDeps {
   readonly now?: () => number;
 }
 
-const refuse = (message: string): ApiKeyAuthentication => ({
-  ok: false,
-  status: 401,
-  body: { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
-});
+const refuse = (refusal: ApiKeyRefusal): ApiKeyAuthentication => ({ ok: false, refusal });
 
-export const API_KEY_MESSAGES = {
-  missing:
-    "You didn't provide an API key. Send it in the Authorization header as a bearer token (Authorization: Bearer mnemo_sk_…).",
-  malformed:
-    'Incorrect API key format: an API key is mnemo_sk_ followed by 49 letters and digits, sent as Authorization: Bearer mnemo_sk_…',
-  unknown: 'Incorrect API key provided.',
-  revoked: 'This API key has been revoked.',
-  expired: 'This API key has expired.',
-  inactive: "This API key's user is no longer an active member of its organization.",
-} as const;
-
-const BEARER = /^Bearer +(\S+) *$/i;
+/** A compact JWS (RFC 7515 §7.1) whose header is JSON: how a platform credential looks. */
+const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**
  * Checks, in order: a bearer token is there; it is a well-formed key with a valid checksum (no
@@ -74,29 +71,24 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
   const now = deps.now ?? Date.now;
 
   return async function authenticateApiKey(authorization) {
-    if (authorization === undefined || authorization.trim() === '') {
-      return refuse(API_KEY_MESSAGES.missing);
-    }
-    const token = BEARER.exec(authorization)?.[1];
-    const parsed = token === undefined ? undefined : parseApiKey(token);
-    if (!parsed) return refuse(API_KEY_MESSAGES.malformed);
+    const bearer = bearerToken(authorization);
+    if (!bearer.ok) return refuse(bearer.problem);
+    const parsed = parseApiKey(bearer.token);
+    if (!parsed) return refuse(JWT_SHAPE.test(bearer.token) ? 'platform-credential' : 'malformed');
 
     const hash = hashApiKey(parsed.secret);
     const key = await lookup(hash);
-    if (!key || !sameHash(key.secret_hash, hash)) return refuse(API_KEY_MESSAGES.unknown);
+    if (!key || !sameHash(key.secret_hash, hash)) return refuse('unknown');
     const at = now();
-    if (key.revoked_at !== null) return refuse(API_KEY_MESSAGES.revoked);
-    if (key.expires_at !== null && key.expires_at <= at) return refuse(API_KEY_MESSAGES.expired);
-    if (key.status !== 'active' || key.role === null) return refuse(API_KEY_MESSAGES.inactive);
+    if (key.revoked_at !== null) return refuse('revoked');
+    if (key.expires_at !== null && key.expires_at <= at) return refuse('expired');
+    if (key.status !== 'active') {
+      return refuse(key.status === 'banned' ? 'owner-banned' : 'owner-suspended');
+    }
+    if (key.role === null) return refuse('owner-not-member');
 
     deps.lastUsed.record(key.id, at);
-    return {
-      ok: true,
-      orgId: key.org_id,
-      userId: key.user_id,
-      keyId: key.id,
-      projectId: key.project_id,
-    };
+    return { ok: true, holder: { orgId: key.org_id, userId: key.user_id, keyId: key.id } };
   };
 }
 

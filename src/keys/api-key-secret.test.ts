@@ -1,4 +1,4 @@
-/** The secret's format (DESIGN.md §3): prefix, 43 base62 characters, a 6-character CRC-32. */
+/** The secret's format (docs/design.md §3): prefix, 43 base62 characters, a 6-character CRC-32. */
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
- * The secret of an API key (DESIGN.md §3): `mnemo_sk_`, then 32 random bytes in base62 (43
+ * The secret of an API key (docs/design.md §3): `mnemo_sk_`, then 32 random bytes in base62 (43
  * characters, left-padded with `0`), then a 6-character base62 CRC-32 of everything before it.
  * The checksum lets a mistyped or made-up key be refused without a database read; the prefix
  * lets secret scanners recognize a leaked key.

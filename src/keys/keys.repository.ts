@@ -83,7 +83,6 @@ export interface ApiKeyCredentialRow {
   readonly id: string;
   readonly org_id: string;
   readonly user_id: string;
-  readonly project_id: string | null;
   readonly secret_hash: string;
   readonly expires_at: number | null;
   readonly revoked_at: number | null;
@@ -109,7 +108,6 @@ export function createApiKeyLookup(database: Pick<Database, 'db' | 'reader'>) {
         'k.id',
         'k.org_id',
         'k.user_id',
-        'k.project_id',
         'k.secret_hash',
         'k.expires_at',
         'k.revoked_at',

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { API_KEY_REFUSED } from '../platform/credentials.ts';
-import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
+import { CREDENTIAL_MESSAGES } from '../auth/credential-refusals.ts';
+import { buildTestApp, type TestApp, testConfig } from '../testing/build-test-app.ts';
 import { scopedToken as credentialWithScope } from '../testing/scoped-token.ts';
 import { API_KEY_PREFIX, hashApiKey, parseApiKey } from './api-key-secret.ts';
 import type { ApiKey } from './keys.schemas.ts';
@@ -15,6 +15,8 @@ const BASE = '/api/v1/api-keys';
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NOT_FOUND = { error: 'API key not found' };
+/** The 401 of an API key where the platform credential belongs, naming where to get one. */
+const API_KEY_REFUSED = CREDENTIAL_MESSAGES.apiKey(`${testConfig().publicUrl}/oauth`);
 
 interface Answer {
   status: number;
@@ -128,7 +130,7 @@ describe('authorization matrix', () => {
       403,
       { error: 'account is suspended' },
     ],
-    ['no credential', async () => undefined, 401, { error: 'missing credential' }],
+    ['no credential', async () => undefined, 401, { error: CREDENTIAL_MESSAGES.missing }],
     [
       'an API key instead of the credential',
       async () => (await create(as('owner').token, { name: 'not a credential' })).secret,
@@ -162,7 +164,9 @@ describe('authorization matrix', () => {
 
   test('the insufficient scope names the scope (RFC 6750)', async () => {
     const res = await call(await scopedToken(as('owner').id, 'memory:read'), 'GET', BASE);
-    expect(res.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="keys"');
+    expect(res.headers['www-authenticate']).toBe(
+      'Bearer realm="mnemo", error="insufficient_scope", error_description="the credential lacks the keys scope", scope="keys"',
+    );
   });
 
   test('the keys scope alone is enough', async () => {
@@ -227,6 +231,9 @@ describe('authorization matrix', () => {
         method === 'POST' ? { content: 'x' } : undefined,
       );
       expect(res).toMatchObject({ status: 401, body: { error: API_KEY_REFUSED } });
+      expect(res.headers['www-authenticate']).toBe(
+        `Bearer realm="mnemo", error="invalid_token", error_description="${API_KEY_REFUSED}"`,
+      );
     }
   });
 });
@@ -338,7 +345,7 @@ describe('create', () => {
     });
     expect(
       await send(JSON.stringify({ name: 'x'.repeat(70 * 1024) }), 'application/json'),
-    ).toMatchObject({ status: 413, body: { error: 'request body is too large' } });
+    ).toMatchObject({ status: 413, body: { error: 'request body is too large: at most 64 KiB' } });
   });
 
   test('a method the path does not serve: 405 with Allow', async () => {

@@ -1,17 +1,17 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import type { PlatformAuthentication } from '../auth/authenticate.ts';
+import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
 import {
   ErrorBody,
   OrganizationHeader,
   RateLimitedBody,
   StoreUnavailableBody,
+  UnauthenticatedBody,
 } from '../platform/api-schemas.ts';
-import type { PlatformAuthentication } from '../platform/authenticate.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import { requireScope } from '../platform/scopes.ts';
-import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './api-key-auth.ts';
 import {
   CreatedKeyResponse,
   CreateKeyBody,
@@ -20,18 +20,16 @@ import {
   RevokedResponse,
 } from './keys.schemas.ts';
 import { createKeysService } from './keys.service.ts';
-import { createLastUsedRecorder } from './last-used.ts';
 
 export interface KeyRoutesDeps {
   readonly authenticate: Pick<PlatformAuthentication, 'member'>;
   readonly database: Database;
-  /** How long a key's use may wait before `last_used_at` is written (last-used.ts). */
-  readonly lastUsedFlushMs?: number;
 }
 
 const BASE = '/api/v1/api-keys';
 
 const errors = {
+  401: UnauthenticatedBody,
   429: RateLimitedBody,
   503: StoreUnavailableBody,
   '4xx': ErrorBody,
@@ -40,21 +38,11 @@ const errors = {
 
 /**
  * The API keys endpoints of the platform API, on the platform credential with the `keys` scope.
- * Returns the chat interface's key check, which shares this app's last-used recorder (written
- * in batches, and once more when the app closes).
+ * The chat interface's key check is api-key-auth.ts, built beside these in app.ts.
  */
-export function registerKeyRoutes(
-  parent: FastifyInstance,
-  deps: KeyRoutesDeps,
-): ApiKeyAuthenticator {
+export function registerKeyRoutes(parent: FastifyInstance, deps: KeyRoutesDeps): void {
   const { database } = deps;
   const service = createKeysService({ database });
-  const lastUsed = createLastUsedRecorder({
-    database,
-    ...(deps.lastUsedFlushMs === undefined ? {} : { flushIntervalMs: deps.lastUsedFlushMs }),
-    onError: (error) => parent.log.warn({ err: error }, 'writing API keys last used failed'),
-  });
-  parent.addHook('onClose', () => lastUsed.close());
 
   parent.register(async (scoped) => {
     const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
@@ -117,6 +105,4 @@ export function registerKeyRoutes(
 
   registerMethodNotAllowed(parent, BASE, ['GET', 'POST']);
   registerMethodNotAllowed(parent, `${BASE}/:id`, ['DELETE']);
-
-  return createApiKeyAuthenticator({ database, lastUsed });
 }

@@ -1,7 +1,7 @@
 import { recordAudit } from '../audit/audit.repository.ts';
+import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { canRead, createProjectAccessReader } from '../projects/projects.repository.ts';
 import { generateApiKey } from './api-key-secret.ts';

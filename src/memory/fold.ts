@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The fold rule of DESIGN.md: Unicode NFKC, lower-cased without locale, runs of white space
+ * The fold rule of docs/design.md §3.1: Unicode NFKC, lower-cased without locale, runs of white space
  * collapsed, trimmed, and a trailing run of `.`, `!` or `?` removed.
  */
 export function normalizeForFold(content: string): string {

@@ -1,6 +1,6 @@
 /**
  * Who may act on which memories, through HTTP (`app.inject`): the spec's Authentication, User
- * override and Project pool sections, and DESIGN.md §3's rows on them (the `userOverride`
+ * override and Project pool sections, and docs/design.md §3.2's rows on them (the `userOverride`
  * policy, the audit log, project access, pool memories by id, ids that answer 404 so that
  * nothing leaks). Every answer must carry `Cache-Control: no-store` and a JSON content type.
  */
@@ -232,8 +232,8 @@ async function unchanged(orgIds: readonly string[], act: () => Promise<void>): P
 // ---------------------------------------------------------------------------------------------
 
 const ERRORS = {
-  '401 missing': [401, 'missing credential'],
-  '401 invalid': [401, 'invalid credential'],
+  '401 missing': [401, 'missing credential: send Authorization: Bearer <platform credential>'],
+  '401 invalid': [401, 'invalid credential: the signature does not verify'],
   '401 expired': [401, 'credential has expired'],
   '401 unknown': [401, 'credential does not belong to a known account'],
   '403 suspended': [403, 'account is suspended'],
@@ -494,18 +494,19 @@ const PROJECT_MATRIX: readonly Row[] = [
 
 /**
  * The pool memory `pm` by id, contributed by the owner (an editor). Only its contributor reaches
- * it; acting for the contributor reaches it too, from any member allowed to override, whatever
- * that member's own project access (see the pool tests below).
+ * it; acting for the contributor reaches it too, from a member allowed to override who holds
+ * the access the verb needs on the project (read for GET, edit for PATCH and DELETE), and is 404
+ * to anyone else, as any memory one may not see (see the pool tests below).
  */
 // biome-ignore format: a matrix reads best aligned
 const POOL_MEMORY_MATRIX: readonly Row[] = [
   //                            GET pm            PATCH pm          DELETE pm         GET ?user=owner   PATCH ?user=owner DELETE ?user=owner
   ['owner',                    ['ok:PM',          'ok:PM',          'ok:PM',          'ok:PM',          'ok:PM',          'ok:PM']],
-  ['member',                   ['404 memory',     '404 memory',     '404 memory',     'ok:PM audited',  'ok:PM audited',  'ok:PM audited']],
+  ['member',                   ['404 memory',     '404 memory',     '404 memory',     '404 memory',     '404 memory',     '404 memory']],
   ['member, admins policy',    ['404 memory',     '404 memory',     '404 memory',     '403 override',   '403 override',   '403 override']],
-  ['org admin, admins policy', ['404 memory',     '404 memory',     '404 memory',     'ok:PM audited',  'ok:PM audited',  'ok:PM audited']],
-  ['org owner, admins policy', ['404 memory',     '404 memory',     '404 memory',     'ok:PM audited',  'ok:PM audited',  'ok:PM audited']],
-  ['project viewer',           ['404 memory',     '404 memory',     '404 memory',     'ok:PM audited',  'ok:PM audited',  'ok:PM audited']],
+  ['org admin, admins policy', ['404 memory',     '404 memory',     '404 memory',     '404 memory',     '404 memory',     '404 memory']],
+  ['org owner, admins policy', ['404 memory',     '404 memory',     '404 memory',     '404 memory',     '404 memory',     '404 memory']],
+  ['project viewer',           ['404 memory',     '404 memory',     '404 memory',     'ok:PM audited',  '404 memory',     '404 memory']],
   ['project editor',           ['404 memory',     '404 memory',     '404 memory',     'ok:PM audited',  'ok:PM audited',  'ok:PM audited']],
   ['project owner',            ['404 memory',     '404 memory',     '404 memory',     'ok:PM audited',  'ok:PM audited',  'ok:PM audited']],
   ['other org, own org id',    ['404 memory',     '404 memory',     '404 memory',     '400 not member', '400 not member', '400 not member']],
@@ -861,6 +862,35 @@ describe('user override', () => {
     expect(await auditOf(w.orgId)).toStrictEqual([]);
   });
 
+  test('POST with user or project in the query: 400 saying they go in the body; nothing added anywhere, no audit', async () => {
+    const w = await world();
+    const member = as(u.member, w.orgId);
+    const misplaced = (name: string) =>
+      `query parameter ${name} is not accepted on POST: send "${name}" in the body`;
+    await unchanged([w.orgId, w.foreignOrgId], async () => {
+      for (const [query, error] of [
+        [`?user=${u.owner.id}`, misplaced('user')],
+        [`?project=${w.project}`, misplaced('project')],
+        // Whatever else the query holds, and whatever it is worth.
+        [`?user=not-a-uuid`, misplaced('user')],
+        [`?project=&user=${u.owner.id}`, misplaced('user')],
+        [`?foo=1&project=${w.project}`, misplaced('project')],
+        // Any other parameter: unknown, as on every other endpoint.
+        ['?foo=1', 'unknown query parameter: foo'],
+        ['?since=abc', 'unknown query parameter: since'],
+      ] as const) {
+        expectError(
+          await send(member, 'POST', `${BASE}${query}`, { content: 'where does it land?' }),
+          400,
+          error,
+        );
+      }
+    });
+    // In the body, the same request acts for the owner.
+    const added = await api(member).add('where does it land?', { user: u.owner.id });
+    expect((await api(as(u.owner, w.orgId)).full()).memories).toContainEqual(added);
+  });
+
   test('admins policy: a plain member gets the same 403 for any user, member or not, before any membership lookup', async () => {
     const w = await world('admins');
     const error = 'acting for another member is restricted to organization owners and admins';
@@ -1205,45 +1235,81 @@ describe('project pools', () => {
     );
   });
 
-  test('acting for the contributor reaches a pool memory by id, whatever the actor’s own project access (audited)', async () => {
+  test('acting for the contributor reaches a pool memory by id only with the actor’s own access: read for GET, edit for PATCH and DELETE (audited)', async () => {
     const w = await world();
-    // `member` has no access to the project at all.
+    // `member` starts with no access to the project at all.
     const actor = api(as(u.member, w.orgId));
     const q = `?user=${u.owner.id}`;
+    const notFound = (a: Answer) => expectError(a, 404, 'memory not found');
+    const poolOf = async () =>
+      (await api(as(u.viewer, w.orgId)).full(`?project=${w.project}`)).memories;
     expectError(await actor.list(`?project=${w.project}`), 403, 'no access to this project');
     expectError(
       await actor.list(`?project=${w.project}&user=${u.owner.id}`),
       400,
       'project cannot be combined with user',
     );
+    // No access: the same 404 as an unknown id, on every verb; nothing changed, nothing audited.
+    await unchanged([w.orgId], async () => {
+      const unknown = await actor.one(randomUUID(), q);
+      const answers = [
+        await actor.one(w.pm.id, q),
+        await actor.patch(w.pm.id, { content: 'changed by proxy' }, q),
+        await actor.del(w.pm.id, q),
+      ];
+      for (const a of [unknown, ...answers]) notFound(a);
+      expect(new Set([unknown, ...answers].map((a) => JSON.stringify(a)))).toHaveLength(1);
+    });
+
+    // Read access: GET reaches it; PATCH and DELETE are still 404.
+    await t.fixtures.grant(w.project, u.member.id, 'viewer');
     expect((await actor.one(w.pm.id, q)).body).toStrictEqual({ memory: w.pm });
+    const auditAfterRead = await auditOf(w.orgId);
+    expect(auditAfterRead.map((r) => [r.action, r.actor_id, r.target_id, r.memory_id])).toEqual([
+      ['get', u.member.id, u.owner.id, w.pm.id],
+    ]);
+    const before = await snapshot([w.orgId]);
+    notFound(await actor.patch(w.pm.id, { content: 'changed by proxy' }, q));
+    notFound(await actor.del(w.pm.id, q));
+    expect(await snapshot([w.orgId])).toStrictEqual(before);
+    expect(await auditOf(w.orgId)).toStrictEqual(auditAfterRead);
+
+    // Edit access: all three.
+    await t.fixtures.grant(w.project, u.member.id, 'editor');
     const patched = memoryOf(await actor.patch(w.pm.id, { content: 'changed by proxy' }, q));
     expect(patched).toStrictEqual({
       ...w.pm,
       content: 'changed by proxy',
       updatedAt: patched.updatedAt,
     });
-    expect((await api(as(u.viewer, w.orgId)).full(`?project=${w.project}`)).memories).toStrictEqual(
-      [patched],
-    );
-    expect((await auditOf(w.orgId)).map((r) => [r.action, r.memory_id]).sort()).toStrictEqual(
-      [
-        ['get', w.pm.id],
-        ['update', w.pm.id],
-      ].sort(),
-    );
+    expect(await poolOf()).toStrictEqual([patched]);
 
     // The contributor's own standing still decides: demoted, no more edits; revoked, nothing.
     await t.fixtures.grant(w.project, u.owner.id, 'viewer');
     expect((await actor.one(w.pm.id, q)).body).toStrictEqual({ memory: patched });
-    expectError(await actor.patch(w.pm.id, { content: 'again' }, q), 404, 'memory not found');
-    expectError(await actor.del(w.pm.id, q), 404, 'memory not found');
+    notFound(await actor.patch(w.pm.id, { content: 'again' }, q));
+    notFound(await actor.del(w.pm.id, q));
     await revoke(w.project, u.owner.id);
-    expectError(await actor.one(w.pm.id, q), 404, 'memory not found');
+    notFound(await actor.one(w.pm.id, q));
     await t.fixtures.grant(w.project, u.owner.id, 'editor');
+
+    // And so does the actor's, on every request: revoked, 404 again.
+    await revoke(w.project, u.member.id);
+    notFound(await actor.one(w.pm.id, q));
+    notFound(await actor.del(w.pm.id, q));
+    expect(await poolOf()).toStrictEqual([patched]);
+
+    // Project owner access serves as well as editor access.
+    await t.fixtures.grant(w.project, u.member.id, 'owner');
     expect((await actor.del(w.pm.id, q)).body).toStrictEqual({ ok: true });
-    expect((await api(as(u.viewer, w.orgId)).full(`?project=${w.project}`)).memories).toStrictEqual(
-      [],
+    expect(await poolOf()).toStrictEqual([]);
+    expect((await auditOf(w.orgId)).map((r) => [r.action, r.memory_id]).sort()).toStrictEqual(
+      [
+        ['get', w.pm.id],
+        ['update', w.pm.id],
+        ['get', w.pm.id],
+        ['delete', w.pm.id],
+      ].sort(),
     );
   });
 });

@@ -1,7 +1,7 @@
 import { ApiError, badRequest, forbidden, notFound } from '../platform/errors.ts';
 import type { MemoryItem } from './memory.schemas.ts';
 
-// DESIGN: an id that is not a UUID, or a memory the caller may not see, answers like an unknown id.
+// docs/design.md: an id that is not a UUID, or a memory the caller may not see, answers like an unknown id.
 export const memoryNotFound = () => notFound('memory not found');
 export const memoryFeatureOff = () => notFound('memory is not enabled for this organization');
 export const projectNotFound = () => notFound('project not found');
@@ -15,7 +15,8 @@ export const overrideForbidden = () =>
   forbidden('acting for another member is restricted to organization owners and admins');
 export const noUpdateFields = () => badRequest('at least one of content or category is required');
 export const contentRequired = () => badRequest('content is required');
-export const contentTooLong = () => badRequest('content is too long');
+export const contentTooLong = (maxChars: number) =>
+  badRequest(`content is too long: at most ${maxChars} characters`);
 export const invalidBaseUpdatedAt = () =>
   badRequest('baseUpdatedAt must be a timestamp like 2026-11-22T09:30:00.000Z');
 export const editConflict = (current: MemoryItem) =>

@@ -1,5 +1,5 @@
 /**
- * Several processes behind a load balancer behave as one service (DESIGN.md §5): two real server
+ * Several processes behind a load balancer behave as one service (docs/design.md §5): two real server
  * processes on one PostgreSQL database and one Redis. Writers and syncing clients reach both in
  * turn; incremental pulls never miss a change whichever process wrote it, identical adds racing
  * through both fold to one memory, racing PATCHes leave one of the two contents with strictly

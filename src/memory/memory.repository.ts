@@ -143,7 +143,10 @@ export function createMemoryRepository(database: Database) {
       .orderBy('version'),
   );
 
-  type ReachableParams = { orgId: string; memoryId: string; userId: string };
+  type ReachableParams = { orgId: string; memoryId: string; userId: string; callerId: string };
+  // A pool memory needs the access twice: the target's (a contributor who left the project
+  // reaches it no more) and the caller's own (acting for a contributor opens no pool the caller
+  // may not see). The same row when both are one; looked up for pool memories only.
   const reachableFor = (poolAccess: readonly ProjectAccess[]) =>
     prepareQuery((p: ReachableParams) =>
       db
@@ -154,6 +157,12 @@ export function createMemoryRepository(database: Database) {
             .onRef('a.project_id', '=', 's.owner_id')
             .on('s.kind', '=', 'project')
             .on('a.user_id', '=', p.userId),
+        )
+        .leftJoin('project_access as c', (join) =>
+          join
+            .onRef('c.project_id', '=', 's.owner_id')
+            .on('s.kind', '=', 'project')
+            .on('c.user_id', '=', p.callerId),
         )
         .select(SHOWN.map((column) => `m.${column}` as const))
         .select(['s.kind as scope_kind', 's.owner_id as scope_owner_id'])
@@ -166,6 +175,7 @@ export function createMemoryRepository(database: Database) {
               eb('s.kind', '=', 'project'),
               eb('m.contributor_id', '=', p.userId),
               eb('a.access', 'in', [...poolAccess]),
+              eb('c.access', 'in', [...poolAccess]),
             ]),
           ]),
         ),
@@ -234,7 +244,8 @@ export function createMemoryRepository(database: Database) {
 
     /**
      * A memory the target user may reach by id in this organization: in their personal store,
-     * or in a pool they contributed to while they hold one of `poolAccess` on its project.
+     * or in a pool they contributed to while both they and the caller (`callerId`, the target
+     * itself when no one acts for another) hold one of `poolAccess` on its project.
      * `poolAccess` must be a constant list: each distinct list is compiled once and kept.
      */
     findReachable(
@@ -246,8 +257,8 @@ export function createMemoryRepository(database: Database) {
         prepared = reachableFor(query.poolAccess);
         reachable.set(query.poolAccess, prepared);
       }
-      const { orgId, memoryId, userId } = query;
-      return prepared.first(db, { orgId, memoryId, userId });
+      const { orgId, memoryId, userId, callerId } = query;
+      return prepared.first(db, { orgId, memoryId, userId, callerId });
     },
 
     findById: (trx: QueryRunner, id: string) => byId.first(trx, { id }),

@@ -1,5 +1,5 @@
 /**
- * The memory API's behaviour, through HTTP (`app.inject`), against the spec and DESIGN.md §3.
+ * The memory API's behaviour, through HTTP (`app.inject`), against the spec and docs/design.md §3.
  * Every answer checked here must carry `Cache-Control: no-store` and a JSON content type.
  */
 import { randomUUID } from 'node:crypto';
@@ -16,7 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CATEGORIES = ['identity', 'preference', 'goal', 'project', 'relationship', 'constraint'];
 const NOT_FOUND = { error: 'memory not found' };
 const FEATURE_OFF = { error: 'memory is not enabled for this organization' };
-/** An error whose text DESIGN leaves open: one non-empty string field, nothing else. */
+/** An error whose text docs/design.md leaves open: one non-empty string field, nothing else. */
 const ANY_ERROR = { error: expect.stringMatching(/\S/) };
 
 type Item = MemoryItem;
@@ -337,13 +337,13 @@ describe('content', () => {
     expect(memoryOf(await a.one(m.id)).content).toBe(content);
   });
 
-  test('at most 8000 characters: 8000 is fine, 8001 is 400 content is too long', async () => {
+  test('at most 8000 characters: 8000 is fine, 8001 is 400 saying the limit', async () => {
     const a = api(t, await member());
     const longest = 'a'.repeat(8000);
     expect((await a.add(longest)).content).toBe(longest);
     const res = await a.post({ content: `${longest}b` });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'content is too long' });
+    expect(res.body).toEqual({ error: 'content is too long: at most 8000 characters' });
     expect((await a.full()).memories).toHaveLength(1);
   });
 
@@ -354,15 +354,15 @@ describe('content', () => {
     expect((await a.add(emoji)).content).toBe(emoji);
     const res = await a.post({ content: `${emoji}😀` });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'content is too long' });
+    expect(res.body).toEqual({ error: 'content is too long: at most 8000 characters' });
   });
 
-  test('PATCH content over the limit: 400 content is too long, unchanged', async () => {
+  test('PATCH content over the limit: 400 saying the limit, unchanged', async () => {
     const a = api(t, await member());
     const m = await a.add('short');
     const res = await a.patch(m.id, { content: 'x'.repeat(8001) });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'content is too long' });
+    expect(res.body).toEqual({ error: 'content is too long: at most 8000 characters' });
     expect((await a.one(m.id)).body).toEqual({ memory: m });
   });
 
@@ -374,7 +374,7 @@ describe('content', () => {
       expect((await a.add('🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂')).content).toBe('🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂');
       const res = await a.post({ content: '0123456789!' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'content is too long' });
+      expect(res.body).toEqual({ error: 'content is too long: at most 10 characters' });
     } finally {
       await small.close();
     }

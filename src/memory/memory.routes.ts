@@ -1,19 +1,23 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { allows, insufficientScope } from '../auth/scopes.ts';
 import type { Environment } from '../config.ts';
+import { memoryEnabled } from '../orgs/memory-rollout.ts';
 import {
   ErrorBody,
   OrganizationHeader,
   RateLimitedBody,
   StoreUnavailableBody,
+  UnauthenticatedBody,
 } from '../platform/api-schemas.ts';
+import { badRequest } from '../platform/errors.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import { allows, insufficientScope } from '../platform/scopes.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
 import {
   AddBody,
+  AddQuery,
   CreatedResponse,
   FoldedResponse,
   ListQuery,
@@ -37,14 +41,24 @@ export interface MemoryRoutesDeps {
 const BASE = '/api/v1/memory';
 
 /**
- * DESIGN: sandbox and staging have memory on unless an organization switched it off;
- * production only for organizations whose rollout flag is on.
+ * The spec takes an add's `user` and `project` in the body only: sent in the query instead, they
+ * would be dropped and the memory land in the caller's own store. Says where they go, before
+ * the schema's plain `unknown field`.
  */
-export function memoryEnabled(environment: Environment, flag: boolean | null): boolean {
-  return environment === 'production' ? flag === true : flag !== false;
+function ownerInBody(request: FastifyRequest, _reply: FastifyReply, done: (e?: Error) => void) {
+  const query = request.query as Record<string, unknown>;
+  const misplaced = ['user', 'project'].find((name) => Object.hasOwn(query, name));
+  done(
+    misplaced === undefined
+      ? undefined
+      : badRequest(
+          `query parameter ${misplaced} is not accepted on POST: send "${misplaced}" in the body`,
+        ),
+  );
 }
 
 const errors = {
+  401: UnauthenticatedBody,
   429: RateLimitedBody,
   503: StoreUnavailableBody,
   '4xx': ErrorBody,
@@ -116,10 +130,12 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     app.post(
       BASE,
       {
+        preValidation: ownerInBody,
         schema: {
           ...common,
           ...writes,
           summary: 'Add a memory (201), or fold it into an equal one (200)',
+          querystring: AddQuery,
           body: AddBody,
           response: { 201: CreatedResponse, 200: FoldedResponse, ...errors },
         },

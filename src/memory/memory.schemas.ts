@@ -57,10 +57,14 @@ export const ListQuery = Type.Object(
 );
 export type ListQuery = Static<typeof ListQuery>;
 
+/** An add takes no query parameters: `user` and `project` go in its body. */
+export const AddQuery = Type.Object({}, { additionalProperties: false });
+
 export const AddBody = Type.Object(
   {
     content: Type.String({
-      description: 'The memory text; at least one non-white-space character',
+      description:
+        'The memory text; at least one non-white-space character; no NUL (U+0000) or unpaired surrogate',
     }),
     category: Type.Optional(categoryInput),
     user: Type.Optional(Uuid('Organization member to act for')),
@@ -74,7 +78,9 @@ export type AddBody = Static<typeof AddBody>;
 
 export const UpdateBody = Type.Object(
   {
-    content: Type.Optional(Type.String({ description: 'New text; non-empty' })),
+    content: Type.Optional(
+      Type.String({ description: 'New text; non-empty; no NUL (U+0000) or unpaired surrogate' }),
+    ),
     category: Type.Optional(categoryInput),
     baseUpdatedAt: Type.Optional(
       Type.String({

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit.repository.ts';
+import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
 import type { MemoryRow, ProjectAccess, Tables } from '../db/tables.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { type CursorCodec, type CursorScope, expiredCursor } from './cursor.ts';
 import { foldKey } from './fold.ts';
@@ -51,7 +51,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     if (!/\S/u.test(content)) throw contentRequired();
     // Characters, not UTF-16 units: an emoji is one character.
     if (content.length > deps.maxContentChars && [...content].length > deps.maxContentChars) {
-      throw contentTooLong();
+      throw contentTooLong(deps.maxContentChars);
     }
   }
 
@@ -79,7 +79,11 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       await database.write((trx) => audit(trx, caller, target, action, memoryId));
   }
 
-  /** The memory by id as the target may reach it, or 404 for anything else. */
+  /**
+   * The memory by id as the target may reach it, or 404 for anything else. A pool memory also
+   * needs the caller's own access to its project, whoever the target: acting for a
+   * contributor reaches no further into a pool than the caller's own grant.
+   */
   async function reachable(
     caller: Caller,
     target: Target,
@@ -92,6 +96,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       orgId: caller.orgId,
       memoryId,
       userId: target.userId,
+      callerId: caller.userId,
       poolAccess: access,
     });
     if (!row) throw memoryNotFound();

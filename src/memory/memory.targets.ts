@@ -1,6 +1,6 @@
+import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { createMemberRoleReader } from '../orgs/orgs.repository.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { canEdit, canRead, createProjectAccessReader } from '../projects/projects.repository.ts';
 import type { CursorScope } from './cursor.ts';
 import {

@@ -183,7 +183,7 @@ describe('scopes', () => {
     const refused = await memory(tokens.access_token, 'POST', { content: 'x' });
     expect(refused.status).toBe(403);
     expect(refused.headers.get('www-authenticate')).toBe(
-      'Bearer error="insufficient_scope", scope="memory:write"',
+      'Bearer realm="mnemo", error="insufficient_scope", error_description="the credential lacks the memory:write scope", scope="memory:write"',
     );
     expect(await refused.json()).toEqual({ error: 'the credential lacks the memory:write scope' });
     // Nothing was written.

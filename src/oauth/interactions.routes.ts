@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { errors, type default as Provider } from 'oidc-provider';
+import { PLATFORM_SCOPES } from '../auth/scopes.ts';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Tables } from '../db/tables.ts';
 import { STORE_RETRY_AFTER_SECONDS } from '../platform/error-handler.ts';
-import { PLATFORM_SCOPES } from '../platform/scopes.ts';
+import { findTextProblem } from '../platform/storable-text.ts';
 import { findActiveAccount, type SignIn } from './accounts.ts';
 import { consentPage } from './pages/consent.page.ts';
 import { errorPage } from './pages/error.page.ts';
@@ -51,10 +52,16 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
   const { providers, db, signIn } = deps;
 
   parent.register(async (app) => {
+    // The sign-in form's email is looked up in the store: held to the text rule first.
     app.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string' },
-      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+      (_request, body, done) => {
+        const form = Object.fromEntries(new URLSearchParams(body as string));
+        const bad = findTextProblem(form);
+        if (bad) done(new errors.InvalidRequest(`${bad.path.slice(1)} ${bad.problem}`));
+        else done(null, form);
+      },
     );
     app.addHook('onRequest', async (_request, reply) => {
       reply.headers(deps.securityHeaders);

@@ -108,6 +108,8 @@ test('a rotated-out key works until its tokens expired, and then no more', async
   expect(await published()).toEqual([newKid]);
   const refused = await list(await forged());
   expect(refused.status).toBe(401);
-  expect(await refused.json()).toEqual({ error: 'invalid credential' });
+  expect(await refused.json()).toEqual({
+    error: 'invalid credential: signed with a key this server does not know',
+  });
   expect((await list(await token())).status).toBe(200);
 }, 60_000);

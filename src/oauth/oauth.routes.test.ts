@@ -47,6 +47,23 @@ describe('discovery', () => {
     );
   });
 
+  test('scopes_supported lists the identity scopes and every platform scope', async () => {
+    const response = await discovery();
+    expect(response.status).toBe(200);
+    const { scopes_supported } = (await response.json()) as { scopes_supported: string[] };
+    expect(scopes_supported).toEqual([
+      'openid',
+      'offline_access',
+      'email',
+      'profile',
+      'memory:read',
+      'memory:write',
+      'keys',
+      'usage',
+      'admin',
+    ]);
+  });
+
   test('a forged Host or X-Forwarded-Host cannot move the endpoints elsewhere', async () => {
     for (const headers of [
       { host: 'evil.example' },
@@ -64,6 +81,39 @@ describe('discovery', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+});
+
+describe('the /oauth page', () => {
+  test('GET /oauth (and /oauth/) is a page: sign in through the studio, and where to go next', async () => {
+    for (const path of ['/oauth', '/oauth/']) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('content-security-policy')).toBe(
+        "default-src 'none'; script-src 'report-sample'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+      );
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      const page = await response.text();
+      expect(page).toContain('<title>Sign in · mnemo</title>');
+      expect(page).toContain(
+        `<a class="button" href="${server.url}/studio/">Sign in to the studio</a>`,
+      );
+      for (const link of [
+        '/oauth/device',
+        '/openapi.json',
+        '/oauth/.well-known/openid-configuration',
+      ]) {
+        expect(page).toContain(`href="${server.url}${link}"`);
+      }
+    }
+    const head = await fetch(`${server.url}/oauth`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    // Other methods are the provider's, which serves nothing there.
+    const posted = await fetch(`${server.url}/oauth`, { method: 'POST' });
+    expect(posted.status).toBe(404);
+    expect(await posted.json()).toMatchObject({ error: 'invalid_request' });
   });
 });
 

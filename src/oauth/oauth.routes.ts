@@ -1,22 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
-import { isStoreUnavailable } from '../db/availability.ts';
+import type { CredentialVerifier } from '../auth/credentials.ts';
 import type { Tables } from '../db/tables.ts';
 import { listUserOrganizations } from '../orgs/orgs.repository.ts';
-import type { CredentialVerifier } from '../platform/credentials.ts';
-import {
-  noStore,
-  STORE_RETRY_AFTER_SECONDS,
-  STORE_UNAVAILABLE_MESSAGE,
-} from '../platform/error-handler.ts';
+import { failureOf, noStore } from '../platform/error-handler.ts';
 import { ApiError } from '../platform/errors.ts';
+import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import type { SignIn } from './accounts.ts';
 import { findActiveAccount } from './accounts.ts';
 import { registerInteractionRoutes } from './interactions.routes.ts';
+import { oauthErrorShape } from './oauth-errors.ts';
+import { homePage } from './pages/home.page.ts';
 import { builtInIssuer } from './platform-credential.ts';
 import type { ProviderHolder } from './provider-holder.ts';
+import { checkProviderParameters, withBodyAgain } from './provider-input.ts';
 import { loadTrustedKeys } from './signing-keys.ts';
 
 export interface OAuthRoutesDeps {
@@ -62,6 +61,9 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
    * client address is the one Fastify resolved through the trusted proxies.
    */
   async function toProvider(request: FastifyRequest, reply: FastifyReply) {
+    const form = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const refused = checkProviderParameters(request.raw.url ?? '', form);
+    if (refused) throw refused;
     const provider = await deps.providers.current();
     let callback = callbacks.get(provider);
     if (!callback) {
@@ -80,24 +82,35 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     delete req.headers.forwarded;
     res.setHeader('cache-control', 'no-store');
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    await callback(req, res);
+    await callback(form === undefined ? req : withBodyAgain(req, form), res);
   }
 
   parent.register(async (scoped) => {
     // The provider reads request bodies itself (it hangs on one already read): nothing here may
-    // consume them.
+    // consume them, but form bodies, read to be checked and handed to it again (toProvider).
     scoped.removeAllContentTypeParsers();
     scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    scoped.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'buffer' },
+      (_request, body, done) => done(null, body),
+    );
     // Before the provider takes the request (building it reads the store's keys).
     scoped.setErrorHandler(sendOAuthError);
-    for (const url of ['/oauth', '/oauth/*']) {
-      scoped.route({
-        method: ['GET', 'HEAD', 'POST', 'OPTIONS', 'PUT', 'PATCH', 'DELETE'],
-        url,
-        schema: { hide: true },
-        handler: toProvider,
-      });
-    }
+    const methods = ['GET', 'HEAD', 'POST', 'OPTIONS', 'PUT', 'PATCH', 'DELETE'] as const;
+    scoped.route({
+      method: [...methods],
+      url: '/oauth/*',
+      schema: { hide: true },
+      handler: toProvider,
+    });
+    // `GET /oauth` itself is mnemo's page (below); the provider has nothing there.
+    scoped.route({
+      method: methods.filter((method) => method !== 'GET' && method !== 'HEAD'),
+      url: '/oauth',
+      schema: { hide: true },
+      handler: toProvider,
+    });
   });
 
   parent.register(async (scoped) => {
@@ -105,6 +118,14 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
       reply.headers(SECURITY_HEADERS);
     });
     scoped.setErrorHandler(sendOAuthError);
+
+    // The address the start banner prints: a page for the person who opens it.
+    const home = homePage({ publicUrl });
+    for (const url of ['/oauth', '/oauth/']) {
+      scoped.get(url, { schema: { hide: true } }, (_request, reply) =>
+        reply.type('text/html; charset=utf-8').send(home),
+      );
+    }
 
     // Published from the store, not from the provider: a key added by a rotation is published
     // at once, and an old one until its last token expired (the provider's own JWKS shows the
@@ -120,6 +141,7 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     // cannot find them (they are never stored): any access token of this issuer for the
     // platform API is accepted, checked exactly as the memory API checks it. A POSTed body is
     // not read: the token comes in the Authorization header (RFC 6750 §2.1).
+    scoped.removeAllContentTypeParsers();
     scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
     const userinfo = async (request: FastifyRequest) => {
       const credential = await deps.verify(request.headers.authorization).catch((error) => {
@@ -139,6 +161,12 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     scoped.get('/oauth/me', { schema: { hide: true } }, userinfo);
     scoped.post('/oauth/me', { schema: { hide: true } }, userinfo);
   });
+
+  // The provider's endpoints that take only POST answer any other method 405 with `Allow`, as
+  // every other path does, rather than the provider's 404 (CORS preflights still reach it).
+  for (const path of ['/oauth/token', '/oauth/token/revocation', '/oauth/device/auth']) {
+    registerMethodNotAllowed(parent, path, ['POST']);
+  }
 
   registerInteractionRoutes(parent, {
     providers: deps.providers,
@@ -162,19 +190,11 @@ function sendOAuthError(error: Error, request: FastifyRequest, reply: FastifyRep
       .code(error.status)
       .send({ error: error.code, error_description: error.message });
   }
-  if (isStoreUnavailable(error)) {
-    request.log.warn({ err: error }, 'store unavailable');
-    return reply
-      .code(503)
-      .header('retry-after', String(STORE_RETRY_AFTER_SECONDS))
-      .send({ error: 'temporarily_unavailable', error_description: STORE_UNAVAILABLE_MESSAGE });
-  }
-  const status = (error as { statusCode?: number }).statusCode ?? 500;
-  if (status < 500) {
-    return reply.code(status).send({ error: 'invalid_request', error_description: 'bad request' });
-  }
-  request.log.error({ err: error }, 'internal error');
-  return reply.code(500).send({ error: 'server_error' });
+  const failure = failureOf(error as FastifyError, request);
+  return reply
+    .headers({ ...failure.headers })
+    .code(failure.status)
+    .send(oauthErrorShape(failure).body);
 }
 
 const invalidToken = (description: string) =>

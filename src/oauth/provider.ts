@@ -7,11 +7,11 @@ import Provider, {
   errors,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
+import { PLATFORM_SCOPE_NAMES } from '../auth/scopes.ts';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Database } from '../db/database.ts';
 import { listUserOrganizations } from '../orgs/orgs.repository.ts';
 import { STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_MESSAGE } from '../platform/error-handler.ts';
-import { PLATFORM_SCOPE_NAMES } from '../platform/scopes.ts';
 import { findActiveAccount } from './accounts.ts';
 import {
   builtInClients,
@@ -256,6 +256,8 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
 
   const provider = new Provider(issuer, configuration);
   reportStoreFailures(provider, options.log);
+  answerUnknownPathsInOAuthShape(provider);
+  listPlatformScopes(provider);
   // The request's scheme and host are pinned to the public URL before the provider sees them
   // (oauth.routes.ts), so it may believe X-Forwarded-Proto: that is what marks cookies Secure
   // behind TLS termination.
@@ -277,6 +279,35 @@ function allowInlineScript(ctx: KoaContextWithOIDC, script: string) {
   const hash = `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
   const csp = ctx.response.get('content-security-policy');
   ctx.set('content-security-policy', csp.replace(/script-src([^;]*)/, `script-src$1 ${hash}`));
+}
+
+/**
+ * Discovery's `scopes_supported` (RFC 8414 §2: "SHOULD" list the scopes a client may ask for)
+ * names only the provider's own identity scopes: the platform API's are the resource server's
+ * (resourceIndicators above), which the provider does not list. Clients read them here.
+ */
+function listPlatformScopes(provider: Provider) {
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route !== 'discovery' || ctx.status !== 200) return;
+    const body = ctx.body as { scopes_supported?: string[] };
+    body.scopes_supported = [
+      ...new Set([...(body.scopes_supported ?? []), ...PLATFORM_SCOPE_NAMES]),
+    ];
+  });
+}
+
+/**
+ * A path under /oauth that the provider does not serve is 404 in RFC 6749's shape, as every
+ * other error there, rather than Koa's plain-text `Not Found`.
+ */
+function answerUnknownPathsInOAuthShape(provider: Provider) {
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body != null) return;
+    ctx.body = { error: 'invalid_request', error_description: 'not found' };
+    ctx.status = 404;
+  });
 }
 
 /** The signed-in user of an access token; client-credentials tokens have none. */

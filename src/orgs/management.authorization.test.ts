@@ -6,7 +6,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listAudit } from '../audit/audit.repository.ts';
-import { API_KEY_REFUSED } from '../platform/credentials.ts';
+import { CREDENTIAL_MESSAGES } from '../auth/credential-refusals.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
 import { scopedToken } from '../testing/scoped-token.ts';
 
@@ -327,9 +327,9 @@ function expected(endpoint: Endpoint, w: World, who: CallerKind) {
     case 'suspended':
       return refused(403, 'account is suspended');
     case 'none':
-      return refused(401, 'missing credential');
+      return refused(401, CREDENTIAL_MESSAGES.missing);
     case 'apiKey':
-      return refused(401, API_KEY_REFUSED);
+      return refused(401, CREDENTIAL_MESSAGES.apiKey(`${t.config.publicUrl}/oauth`));
     case 'noAdminScope':
       return endpoint.accountOnly
         ? endpoint.allowed(w, w.owner)

@@ -355,7 +355,10 @@ describe('validation', () => {
       { 'content-type': 'application/json' },
       JSON.stringify({ name: 'x'.repeat(70_000) }),
     );
-    expect([big.statusCode, big.json()]).toEqual([413, { error: 'request body is too large' }]);
+    expect([big.statusCode, big.json()]).toEqual([
+      413,
+      { error: 'request body is too large: at most 64 KiB' },
+    ]);
     const malformed = await send({ 'content-type': 'application/json' }, '{"name":');
     expect([malformed.statusCode, malformed.json()]).toEqual([
       400,

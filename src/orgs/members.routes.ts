@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import type { MembersService } from './members.service.ts';
-import { orgScopedHooks } from './orgs.routes.ts';
+import { orgScopedHooks } from './org-scoped-hooks.ts';
 import {
   adminSecurity,
   MemberAddBody,

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { recordAudit } from '../audit/audit.repository.ts';
+import { OPERATOR_ACTOR_ID, recordAudit } from '../audit/audit.repository.ts';
+import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import type { MemberRole, Tables } from '../db/tables.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { conflict, forbidden, notFound } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { deleteOrganizationGrants } from '../projects/projects.repository.ts';
@@ -20,23 +20,42 @@ import type { Member, MemberAddBody } from './orgs.schemas.ts';
 import { requireManager } from './roles.ts';
 import { findUserIdByEmail } from './users.repository.ts';
 
-/**
- * Removes a member together with the member's grants on the organization's projects, in one
- * transaction: a member who leaves loses pool access, and adding the user again must not bring
- * the old grants back. Returns undefined when the user was not a member.
- */
-export async function removeMember(
-  database: Database,
+const memberNotFound = () => notFound('member not found');
+
+/** The rule that holds whoever acts: an organization always keeps an owner (409). */
+async function keepAnOwner(
+  trx: Kysely<Tables>,
   orgId: string,
-  userId: string,
-): Promise<{ revokedGrants: number } | undefined> {
-  return database.write(async (trx) => {
-    if (!(await deleteMembership(trx, orgId, userId))) return undefined;
-    return { revokedGrants: await deleteOrganizationGrants(trx, orgId, userId) };
-  });
+  member: { role: MemberRole },
+  change: 'demoted' | 'removed',
+): Promise<void> {
+  if (member.role === 'owner' && (await countOwners(trx, orgId)) <= 1) {
+    throw conflict(`the last owner of the organization cannot be ${change}`);
+  }
 }
 
-const memberNotFound = () => notFound('member not found');
+/**
+ * Takes a member out with the member's grants on the organization's projects, and audits it: a
+ * member who leaves loses pool access, and adding the user again must not bring the old grants
+ * back.
+ */
+async function deleteMember(
+  trx: Kysely<Tables>,
+  orgId: string,
+  actorId: string,
+  member: { id: string; role: MemberRole },
+): Promise<number> {
+  await deleteMembership(trx, orgId, member.id);
+  const revokedGrants = await deleteOrganizationGrants(trx, orgId, member.id);
+  await recordAudit(trx, {
+    orgId,
+    actorId,
+    targetId: member.id,
+    action: 'member.remove',
+    details: { role: member.role, revokedGrants },
+  });
+  return revokedGrants;
+}
 
 export function presentMember(row: MemberRow): Member {
   return {
@@ -120,9 +139,7 @@ export function createMembersService(database: Database) {
           throw forbidden('only owners can make owners or change an owner');
         }
         if (member.role === role) return presentMember(member);
-        if (member.role === 'owner' && (await countOwners(trx, caller.orgId)) <= 1) {
-          throw conflict('the last owner of the organization cannot be demoted');
-        }
+        await keepAnOwner(trx, caller.orgId, member, 'demoted');
         await upsertMembership(trx, caller.orgId, member.id, role);
         await recordAudit(trx, {
           orgId: caller.orgId,
@@ -144,19 +161,51 @@ export function createMembersService(database: Database) {
         if (actor !== 'owner' && member.role === 'owner') {
           throw forbidden('only owners can remove an owner');
         }
-        if (member.role === 'owner' && (await countOwners(trx, caller.orgId)) <= 1) {
-          throw conflict('the last owner of the organization cannot be removed');
-        }
-        await deleteMembership(trx, caller.orgId, member.id);
-        const revokedGrants = await deleteOrganizationGrants(trx, caller.orgId, member.id);
-        await recordAudit(trx, {
-          orgId: caller.orgId,
-          actorId: caller.userId,
-          targetId: member.id,
-          action: 'member.remove',
-          details: { role: member.role, revokedGrants },
-        });
+        await keepAnOwner(trx, caller.orgId, member, 'removed');
+        await deleteMember(trx, caller.orgId, caller.userId, member);
       });
+    },
+
+    /**
+     * What an operator does with `mnemo admin member …`. The operator is no member, so no role
+     * limits them (they may make and remove owners), but the organization still keeps an owner,
+     * and every change is audited, with OPERATOR_ACTOR_ID as its actor.
+     */
+    byOperator: {
+      /** Adds the user with `role`, or changes the member's role to it. */
+      async setRole(
+        orgId: string,
+        userId: string,
+        role: MemberRole,
+      ): Promise<'added' | 'changed' | 'unchanged'> {
+        return database.write(async (trx) => {
+          await findOrganization(trx, orgId, { lock });
+          const member = await findMember(trx, orgId, userId);
+          if (member?.role === role) return 'unchanged';
+          if (member && role !== 'owner') await keepAnOwner(trx, orgId, member, 'demoted');
+          await upsertMembership(trx, orgId, userId, role);
+          await recordAudit(trx, {
+            orgId,
+            actorId: OPERATOR_ACTOR_ID,
+            targetId: userId,
+            ...(member
+              ? { action: 'member.role', details: { from: member.role, to: role } }
+              : { action: 'member.add', details: { role } }),
+          });
+          return member ? 'changed' : 'added';
+        });
+      },
+
+      /** The grants revoked with the membership; undefined when the user was not a member. */
+      async remove(orgId: string, userId: string): Promise<{ revokedGrants: number } | undefined> {
+        return database.write(async (trx) => {
+          await findOrganization(trx, orgId, { lock });
+          const member = await findMember(trx, orgId, userId);
+          if (!member) return undefined;
+          await keepAnOwner(trx, orgId, member, 'removed');
+          return { revokedGrants: await deleteMember(trx, orgId, OPERATOR_ACTOR_ID, member) };
+        });
+      },
     },
   };
 }

@@ -1,9 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../platform/errors.ts';
-import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import { requireScope } from '../platform/scopes.ts';
+import { orgScopedHooks } from './org-scoped-hooks.ts';
 import {
   adminSecurity,
   managementErrors,
@@ -22,16 +21,6 @@ export interface OrgRoutesDeps {
 }
 
 const URL = '/api/v1/orgs/:orgId';
-
-/**
- * The routes under `/api/v1/orgs/{orgId}` share their checks: the caller is an active member of
- * the organization in the path, with the `admin` scope; bodies are JSON.
- */
-export function orgScopedHooks(app: FastifyInstance, authenticate: Hook): void {
-  app.addHook('onRequest', authenticate);
-  app.addHook('onRequest', requireScope('admin'));
-  app.addHook('preValidation', requireJsonBody);
-}
 
 /** Says why rather than `unknown field`: the memory switch exists, but not for this API. */
 function memoryFlagIsReadOnly(

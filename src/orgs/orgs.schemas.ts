@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox';
-import { ErrorBody, RateLimitedBody, StoreUnavailableBody } from '../platform/api-schemas.ts';
+import {
+  ErrorBody,
+  RateLimitedBody,
+  StoreUnavailableBody,
+  UnauthenticatedBody,
+} from '../platform/api-schemas.ts';
 
 export const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 export const Timestamp = (description: string) =>
@@ -10,6 +15,7 @@ export const Name = (description: string) =>
 
 /** The error answers every management route may give, as the memory API's. */
 export const managementErrors = {
+  401: UnauthenticatedBody,
   429: RateLimitedBody,
   503: StoreUnavailableBody,
   '4xx': ErrorBody,

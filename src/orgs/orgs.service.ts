@@ -1,10 +1,10 @@
 import { recordAudit } from '../audit/audit.repository.ts';
+import type { Caller } from '../auth/authenticate.ts';
 import type { Environment } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { OrganizationRow } from '../db/tables.ts';
-import { memoryEnabled } from '../memory/memory.routes.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
+import { memoryEnabled } from './memory-rollout.ts';
 import { cleanName } from './names.ts';
 import { findOrganization, listUserOrganizations, updateOrganization } from './orgs.repository.ts';
 import type { MeResponse, Organization, OrganizationPatchBody } from './orgs.schemas.ts';

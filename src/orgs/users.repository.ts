@@ -44,6 +44,20 @@ export async function updateUserStatus(
   return result.numUpdatedRows > 0n;
 }
 
+/** Replaces the user's password hash; returns false when there is no such user. */
+export async function updateUserPasswordHash(
+  db: Kysely<Tables>,
+  id: string,
+  passwordHash: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function userExists(db: Kysely<Tables>, id: string): Promise<boolean> {
   const row = await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst();
   return row !== undefined;

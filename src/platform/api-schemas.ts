@@ -14,6 +14,21 @@ export const OrganizationHeader = Type.Object({
   }),
 });
 
+export const UnauthenticatedBody = Type.Object(
+  { error: Type.String() },
+  {
+    description:
+      'No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key)',
+    headers: {
+      'www-authenticate': {
+        type: 'string',
+        description:
+          'RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused',
+      },
+    },
+  },
+);
+
 export const RateLimitedBody = Type.Object(
   { error: Type.String() },
   {

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreUnavailable } from '../db/availability.ts';
+import { formatBytes } from './byte-sizes.ts';
+import type { ErrorSurfaces, Failure } from './error-surfaces.ts';
 import { ApiError } from './errors.ts';
 import { describeValidationError } from './validation-messages.ts';
 
@@ -30,61 +32,95 @@ export function sendStoreUnavailable(reply: FastifyReply) {
   );
 }
 
-// Fastify's own 4xx errors, with messages a client can act on.
-const frameworkMessages: Record<string, string> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed JSON body',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed JSON body: the body is empty',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'request body is too large',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
-  FST_ERR_BAD_URL: 'malformed URL',
-  FST_ERR_ASYNC_CONSTRAINT: 'malformed request',
+// Fastify's own 4xx errors, with messages a client can act on (the body limit is added where
+// it is known: it is the route's).
+const FRAMEWORK_FAILURES: Record<string, { code: string; message: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'malformed_json', message: 'malformed JSON body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    code: 'malformed_json',
+    message: 'malformed JSON body: the body is empty',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'request_too_large', message: 'request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'unsupported_media_type',
+    message: 'Content-Type must be application/json',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 'content_length_mismatch',
+    message: 'Content-Length does not match the body',
+  },
+  FST_ERR_BAD_URL: {
+    code: 'malformed_url',
+    message: 'malformed URL: a % must begin a percent-encoded UTF-8 sequence',
+  },
 };
 
 /**
- * One renderer for every error of the HTTP interface: `{"error": "…"}`, no stack, no internal
- * message. 5xx details go to the log only. A store that is unreachable or too slow answers 503
- * with `Retry-After`, wherever it failed (authentication reads it too); any other failure, 500.
+ * Any error raised while serving a request, as a Failure that any interface can shape: the
+ * interface's own errors as they are, a schema violation as a message naming the field, a
+ * store that is unreachable or too slow as 503 with `Retry-After` (wherever it failed:
+ * authentication reads it too), Fastify's 4xx with messages a client can act on, anything else
+ * a 500 that shows nothing. 5xx details go to the log only.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ApiError) {
-      reply.headers(error.headers);
-      return noStore(reply)
-        .code(error.status)
-        .send({ error: error.message, ...error.body });
+export function failureOf(error: FastifyError, request: FastifyRequest): Failure {
+  if (error instanceof ApiError) {
+    return {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      headers: error.headers,
+      body: error.body,
+    };
+  }
+  if (error.validation) {
+    return {
+      status: 400,
+      code: 'invalid_request',
+      message: describeValidationError(error.validation, error.validationContext),
+    };
+  }
+  if (isStoreUnavailable(error)) {
+    request.log.warn({ err: error }, 'store unavailable');
+    return STORE_UNAVAILABLE;
+  }
+  const status = error.statusCode ?? 500;
+  if (status < 500) {
+    const known = FRAMEWORK_FAILURES[error.code];
+    if (known && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit;
+      const message =
+        limit === undefined ? known.message : `${known.message}: at most ${formatBytes(limit)}`;
+      return { status, code: known.code, message };
     }
-    if (error.validation) {
-      return sendError(
-        reply,
-        400,
-        describeValidationError(error.validation, error.validationContext),
-      );
+    if (known) return { status, ...known };
+    if (error instanceof SyntaxError) {
+      return { status: 400, code: 'malformed_json', message: 'malformed JSON body' };
     }
-    if (isStoreUnavailable(error)) {
-      request.log.warn({ err: error }, 'store unavailable');
-      return sendStoreUnavailable(reply);
-    }
-    const status = error.statusCode ?? 500;
-    if (status < 500) {
-      const known = frameworkMessages[error.code];
-      if (known) return sendError(reply, status, known);
-      if (error instanceof SyntaxError) return sendError(reply, 400, 'malformed JSON body');
-      request.log.info({ err: error }, 'client error');
-      return sendError(reply, status, 'bad request');
-    }
-    request.log.error({ err: error }, 'internal error');
-    return sendError(reply, 500, 'internal server error');
-  });
-
-  app.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'not found'));
+    request.log.info({ err: error }, 'client error');
+    return { status, code: 'bad_request', message: 'bad request' };
+  }
+  request.log.error({ err: error }, 'internal error');
+  return { status: 500, code: 'internal_error', message: 'internal server error' };
 }
 
-/** Errors Fastify raises before routing (bad URL encoding, …) bypass setErrorHandler. */
-export function frameworkErrors(
-  error: FastifyError,
-  _request: FastifyRequest,
-  reply: FastifyReply,
-) {
-  return sendError(reply, 400, frameworkMessages[error.code] ?? 'malformed request');
+const STORE_UNAVAILABLE: Failure = {
+  status: 503,
+  code: 'service_unavailable',
+  message: STORE_UNAVAILABLE_MESSAGE,
+  headers: { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) },
+};
+
+/**
+ * The app-wide error and not-found handlers: every failure in the shape of the interface that
+ * owns the request's path (error-surfaces.ts), so a route registered at the root under /oauth
+ * (a 405, say) answers in OAuth's shape. Interfaces with handlers of their own (/v1, /oauth)
+ * shape the same Failure.
+ */
+export function registerErrorHandling(app: FastifyInstance, surfaces: ErrorSurfaces): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    surfaces.send(request, reply, failureOf(error, request)),
+  );
+  app.setNotFoundHandler((request, reply) =>
+    surfaces.send(request, reply, { status: 404, code: 'not_found', message: 'not found' }),
+  );
 }

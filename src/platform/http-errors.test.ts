@@ -1,7 +1,7 @@
 /**
  * Every error path of the HTTP interface answers `{"error": "<message>"}` with
- * `Cache-Control: no-store`, a JSON content type and no internals (DESIGN.md §3, "other errors"),
- * and the checks run in DESIGN's order: credential (401) → rate (429) → X-Organization-Id (400)
+ * `Cache-Control: no-store`, a JSON content type and no internals (docs/design.md §3.3),
+ * and the checks run in the order of docs/design.md §3.3: credential (401) → rate (429) → X-Organization-Id (400)
  * → account and membership (403) → memory feature (404) → the request itself.
  */
 import { randomUUID } from 'node:crypto';

@@ -15,7 +15,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         title: 'mnemo',
         version: '1',
         description:
-          'Memory service for AI applications: short text memories about a user in an organization. The chat interface under /v1 (models, chat completions, responses) imitates OpenAI’s API, authenticated by API keys, and is described by OpenAI’s own API reference with mnemo’s differences in docs/gateway.md; it is not repeated here.',
+          'Memory service for AI applications: short text memories about a user in an organization. The chat interface under /v1 (models, chat completions, responses) imitates OpenAI’s API, authenticated by API keys, and is described by OpenAI’s own API reference with mnemo’s differences in docs/gateway.md; it is not repeated here. Text: no string of a request body or query may contain NUL (U+0000) or an unpaired UTF-16 surrogate (U+D800 to U+DFFF): 400 naming the field, e.g. `content must not contain NUL characters (U+0000)`.',
       },
       servers: [{ url: publicUrl }],
       components: {

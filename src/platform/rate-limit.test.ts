@@ -1,5 +1,5 @@
 /**
- * The rolling limit of DESIGN.md §3, on a clock the test moves: `limit` requests pass, the next
+ * The rolling limit of docs/design.md §3, on a clock the test moves: `limit` requests pass, the next
  * is refused with a `Retry-After` that is never early, refusals cost nothing, and a burst at the
  * end of one minute does not buy a second burst at the start of the next.
  */

@@ -1,5 +1,5 @@
 /**
- * Rate limits counted in Redis (DESIGN.md §5: several processes, one budget), against a real
+ * Rate limits counted in Redis (docs/design.md §5: several processes, one budget), against a real
  * Redis named by `MNEMO_TEST_REDIS_URL`. Each "process" is a store of its own with its own
  * ioredis connection. When Redis fails, each process counts alone, says so once, and comes back
  * to Redis by itself. Without the variable the suite is skipped, visibly; with it, a Redis that

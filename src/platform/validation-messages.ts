@@ -1,8 +1,18 @@
 import type { FastifySchemaValidationError } from 'fastify';
+import { TEXT_KEYWORD } from './storable-text.ts';
+
+/** What the parts of a request are called in messages: the whole, and one of its members. */
+const PARTS: Record<string, { where: string; member: string }> = {
+  body: { where: 'request body', member: 'field' },
+  querystring: { where: 'query', member: 'query parameter' },
+  params: { where: 'path', member: 'path parameter' },
+  headers: { where: 'headers', member: 'header' },
+};
 
 /**
  * Turns the first schema violation into a message naming the field, e.g.
- * `content is required`, `user must be a UUID`, `unknown field: categry`.
+ * `content is required`, `user must be a UUID`, `unknown field: categry`,
+ * `unknown query parameter: limit`, `content must not contain NUL characters (U+0000)`.
  */
 export function describeValidationError(
   errors: readonly FastifySchemaValidationError[],
@@ -13,19 +23,19 @@ export function describeValidationError(
   if (!error) return 'invalid request';
   const params = error.params as Record<string, unknown>;
   const field = error.instancePath.split('/').filter(Boolean).join('.');
-  const where = context === 'body' ? 'request body' : (context ?? 'request');
+  const { where, member } = PARTS[context ?? ''] ?? { where: 'request', member: 'field' };
   switch (error.keyword) {
     case 'required': {
       const missing =
         (params.requiredProperties as string[] | undefined)?.[0] ??
         (params.missingProperty as string | undefined);
-      return missing ? `${missing} is required` : `${where} is missing a field`;
+      return missing ? `${missing} is required` : `${where} is missing a ${member}`;
     }
     case 'additionalProperties': {
       const extra =
         (params.additionalProperties as string[] | undefined)?.[0] ??
         (params.additionalProperty as string | undefined);
-      return extra ? `unknown field: ${extra}` : `${where} has an unknown field`;
+      return extra ? `unknown ${member}: ${extra}` : `${where} has an unknown ${member}`;
     }
     case 'type':
       return field
@@ -35,6 +45,8 @@ export function describeValidationError(
       return `${field || where} must be ${params.format === 'uuid' ? 'a UUID' : `a valid ${params.format}`}`;
     case 'minLength':
       return `${field || where} must not be empty`;
+    case TEXT_KEYWORD:
+      return `${field || where} ${String(params.problem)}`;
     default:
       return `${field || where} is invalid`;
   }

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { orgScopedHooks } from '../orgs/orgs.routes.ts';
+import { orgScopedHooks } from '../orgs/org-scoped-hooks.ts';
 import { adminSecurity, managementErrors, OkResponse } from '../orgs/orgs.schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import type { CollaboratorsService } from './collaborators.service.ts';

@@ -1,8 +1,8 @@
 import { recordAudit } from '../audit/audit.repository.ts';
+import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import type { ProjectAccess } from '../db/tables.ts';
 import { findMemberRole } from '../orgs/orgs.repository.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { reachProject, requireProjectManager } from './projects.management.ts';

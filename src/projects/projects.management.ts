@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { Caller } from '../auth/authenticate.ts';
 import type { Tables } from '../db/tables.ts';
 import { isManager } from '../orgs/roles.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { forbidden, notFound } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { findProjectWithAccess } from './projects.repository.ts';

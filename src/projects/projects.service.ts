@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/audit.repository.ts';
+import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import type { ProjectAccess } from '../db/tables.ts';
 import { byName, cleanName } from '../orgs/names.ts';
 import { findMemberRole } from '../orgs/orgs.repository.ts';
 import { isManager, requireManager } from '../orgs/roles.ts';
 import { userExists } from '../orgs/users.repository.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { conflict, notFound } from '../platform/errors.ts';
 import { reachProject, requireProjectManager } from './projects.management.ts';
 import {

@@ -1,6 +1,6 @@
 import { type ServerProcess, startServerProcess } from './server-process.ts';
 
-/** The demo organization and a credential for it, as main.ts announces them on stdout. */
+/** The demo organization and a credential for it, as main.ts announces them on stderr. */
 export interface Demo {
   readonly orgId: string;
   readonly token: string;
@@ -24,7 +24,7 @@ export function startDemoServer(url: string, port?: number): Promise<ServerProce
 
 /** Reads the demo account the process announced (waiting for the lines). */
 export async function readDemo(server: ServerProcess): Promise<Demo> {
-  const org = await server.waitForStdout(/demo organization: ([0-9a-f-]{36})\n/);
-  const token = await server.waitForStdout(/platform credential \(24 h\):\n([\w.-]+)\n/);
+  const org = await server.waitForStderr(/demo organization: ([0-9a-f-]{36})\n/);
+  const token = await server.waitForStderr(/platform credential \(24 h\):\n([\w.-]+)\n/);
   return { orgId: org[1] as string, token: token[1] as string };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type OAuthServer, startOAuthServer } from './oauth-server.ts';
 
-/** The gateway's configuration file, as DESIGN.md section 4 gives its format. */
+/** The gateway's configuration file, as docs/design.md §4 gives its format. */
 export interface GatewayFile {
   readonly providers: Record<string, { kind: string; baseUrl: string; apiKeyEnv: string }>;
   readonly models: readonly Record<string, unknown>[];
@@ -17,8 +17,12 @@ export interface GatewayServer {
   /** An API key of `orgId`, for `Authorization: Bearer …`. */
   readonly apiKey: string;
   readonly orgId: string;
-  /** `GET /api/v1/usage` of the organization, grouped as asked. */
+  /** `GET /api/v1/usage` of the organization, grouped as asked: its groups. */
   usage(groupBy?: 'day' | 'model' | 'key'): Promise<UsageRow[]>;
+  /** `GET /api/v1/usage` of the organization, grouped as asked: the whole answer. */
+  usageReport(
+    groupBy?: 'day' | 'model' | 'key',
+  ): Promise<{ totals: UsageRow; groups: UsageRow[]; [field: string]: unknown }>;
   /**
    * Every recorded call, oldest first, from `GET /api/v1/usage/export.csv`, once `until` holds
    * of them (usage is written just after the answer went out), or after about two seconds.
@@ -32,6 +36,7 @@ export interface RecordedCall {
   readonly provider: string;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** As the export writes it: `0.004800`, or empty when the cost is not known. */
   readonly costUsd: string;
   readonly status: number;
 }
@@ -42,25 +47,32 @@ export interface UsageRow {
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly totalTokens: number;
-  readonly costUsd: number;
+  /** Null when no call of the group has a known cost. */
+  readonly costUsd: number | null;
+  readonly unpricedRequests: number;
   readonly [field: string]: unknown;
 }
 
 /**
  * The whole service on a loopback port with `file` as its gateway configuration and `env`
- * (provider keys among it), an organization and an API key of it.
+ * (provider keys among it), an organization and an API key of it. Without a file, the catalog
+ * is what `env` switches on (the conventional variables), or empty.
  *
  * @example
  * const gateway = await startGatewayServer(fileFor(sim), { SIM_KEY: 'sk-sim' });
  * const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.apiKey });
  */
 export async function startGatewayServer(
-  file: GatewayFile,
+  file: GatewayFile | undefined,
   env: Record<string, string> = {},
 ): Promise<GatewayServer> {
-  const path = join(mkdtempSync(join(tmpdir(), 'mnemo-gateway-')), 'mnemo.config.json');
-  writeFileSync(path, JSON.stringify(file));
-  const server = await startOAuthServer({ MNEMO_CONFIG: path, ...env });
+  let located: Record<string, string> = {};
+  if (file) {
+    const path = join(mkdtempSync(join(tmpdir(), 'mnemo-gateway-')), 'mnemo.config.json');
+    writeFileSync(path, JSON.stringify(file));
+    located = { MNEMO_CONFIG: path };
+  }
+  const server = await startOAuthServer({ ...located, ...env });
   const orgId = await server.t.fixtures.org();
   const owner = await server.t.fixtures.user(orgId, 'owner');
   const platform = { authorization: `Bearer ${owner.token}`, 'x-organization-id': orgId };
@@ -72,13 +84,15 @@ export async function startGatewayServer(
   if (created.status !== 201) throw new Error(`API key not created: ${created.status}`);
   const { secret } = (await created.json()) as { secret: string };
 
-  const usage = async (groupBy: 'day' | 'model' | 'key' = 'model') => {
+  const usageReport = async (groupBy: 'day' | 'model' | 'key' = 'model') => {
     const response = await fetch(`${server.url}/api/v1/usage?groupBy=${groupBy}`, {
       headers: platform,
     });
     if (response.status !== 200) throw new Error(`usage: ${response.status}`);
-    return ((await response.json()) as { groups: UsageRow[] }).groups;
+    return (await response.json()) as { totals: UsageRow; groups: UsageRow[] };
   };
+  const usage = async (groupBy: 'day' | 'model' | 'key' = 'model') =>
+    (await usageReport(groupBy)).groups;
 
   return {
     server,
@@ -86,6 +100,7 @@ export async function startGatewayServer(
     apiKey: secret,
     orgId,
     usage,
+    usageReport,
     async calls(until = () => true) {
       for (let tries = 0; ; tries += 1) {
         const response = await fetch(`${server.url}/api/v1/usage/export.csv`, {

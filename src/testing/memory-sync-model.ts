@@ -60,7 +60,7 @@ export interface ListBody {
 // The program
 // ---------------------------------------------------------------------------------------------
 
-/** A small alphabet: many of these fold into each other (DESIGN: NFKC, case, space, .!?). */
+/** A small alphabet: many of these fold into each other (docs/design.md §3.1: NFKC, case, space, .!?). */
 const CONTENTS = [
   'coffee',
   'Coffee.',
@@ -156,7 +156,7 @@ export const programArb = fc.array(batchArb, { minLength: 1, maxLength: 10 });
 // The model's helpers
 // ---------------------------------------------------------------------------------------------
 
-/** DESIGN's fold rule, written independently of fold.ts. */
+/** The fold rule of docs/design.md §3.1, written independently of fold.ts. */
 function normalize(content: string): string {
   return content
     .normalize('NFKC')

@@ -19,6 +19,8 @@ export interface ServerProcess {
   stderr(): string;
   /** Resolves with the first match of `pattern` in stdout (waiting for it), or rejects. */
   waitForStdout(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** The same in stderr, where the start banner goes. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Settles when the process has ended, however. */
   readonly exited: Promise<ServerExit>;
   /** Whether the process has ended. */
@@ -107,6 +109,7 @@ export async function startServerProcess(options: StartServerOptions = {}): Prom
   running.add(child);
   let out = '';
   let err = '';
+  /** Woken by anything printed, and by the end. */
   const outWaiters = new Set<() => void>();
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
@@ -114,6 +117,7 @@ export async function startServerProcess(options: StartServerOptions = {}): Prom
   });
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     err += chunk;
+    for (const wake of outWaiters) wake();
   });
 
   let ended: ServerExit | undefined;
@@ -136,6 +140,31 @@ export async function startServerProcess(options: StartServerOptions = {}): Prom
   const describe = () =>
     `server pid ${child.pid ?? '?'} on ${url}\n--- stdout ---\n${out}\n--- stderr ---\n${err}`;
 
+  async function waitFor(
+    name: string,
+    text: () => string,
+    pattern: RegExp,
+    timeoutMs = 10_000,
+  ): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = text().match(pattern);
+      if (match) return match;
+      if (ended) throw new Error(`process ended before ${name} matched ${pattern}\n${describe()}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`${name} did not match ${pattern}\n${describe()}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, left);
+        function done() {
+          clearTimeout(timer);
+          outWaiters.delete(done);
+          resolve();
+        }
+        outWaiters.add(done);
+      });
+    }
+  }
+
   const kill = async (): Promise<ServerExit> => {
     if (!ended) child.kill('SIGKILL');
     return exited;
@@ -149,25 +178,8 @@ export async function startServerProcess(options: StartServerOptions = {}): Prom
     stderr: () => err,
     exited,
     hasExited: () => ended !== undefined,
-    async waitForStdout(pattern, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const match = out.match(pattern);
-        if (match) return match;
-        if (ended) throw new Error(`process ended before stdout matched ${pattern}\n${describe()}`);
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`stdout did not match ${pattern}\n${describe()}`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, left);
-          function done() {
-            clearTimeout(timer);
-            outWaiters.delete(done);
-            resolve();
-          }
-          outWaiters.add(done);
-        });
-      }
-    },
+    waitForStdout: (pattern, timeoutMs) => waitFor('stdout', () => out, pattern, timeoutMs),
+    waitForStderr: (pattern, timeoutMs) => waitFor('stderr', () => err, pattern, timeoutMs),
     async stop(signal = 'SIGTERM', timeoutMs = 15_000) {
       if (ended) return ended;
       child.kill(signal);

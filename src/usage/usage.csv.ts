@@ -44,7 +44,8 @@ export function usageCsvLine(row: UsageRecordRow): string {
     String(row.prompt_tokens),
     String(row.completion_tokens),
     String(row.total_tokens),
-    microUsdDecimal(row.cost_micro_usd),
+    // An unknown cost (a model without a price) is an empty field, never 0.
+    row.cost_micro_usd === null ? '' : microUsdDecimal(row.cost_micro_usd),
     String(row.latency_ms),
     String(row.status),
   ]);

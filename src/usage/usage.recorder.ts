@@ -1,14 +1,15 @@
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
+import type { KeyHolder } from '../keys/api-key-auth.ts';
 import { createUsageRepository, type NewUsageRecordRow } from './usage.repository.ts';
 
-/** One call of the chat interface (`/v1`), as the gateway reports it. */
-export interface UsageCall {
+/**
+ * One call of the chat interface (`/v1`), as the gateway reports it: who made it (the API key's
+ * organization, user and key), and what it cost.
+ */
+export interface UsageCall extends KeyHolder {
   /** When the call was made, milliseconds since the epoch; default: now. */
   readonly at?: number | undefined;
-  readonly orgId: string;
-  readonly userId: string;
-  readonly keyId: string;
   /** The model that answered (for the router, the one it chose), e.g. `openai/gpt-4.1`. */
   readonly model: string;
   readonly provider: string;
@@ -16,8 +17,11 @@ export interface UsageCall {
   readonly completionTokens: number;
   /** Default: prompt + completion tokens. */
   readonly totalTokens?: number | undefined;
-  /** Millionths of a US dollar (usage.cost.ts computes it from the model's prices). */
-  readonly costMicroUsd: number;
+  /**
+   * Millionths of a US dollar (usage.cost.ts computes it from the model's prices); null when the
+   * model has no price, and the cost is not known.
+   */
+  readonly costMicroUsd: number | null;
   readonly latencyMs: number;
   /** The HTTP status the caller got. */
   readonly status: number;
@@ -130,7 +134,7 @@ function rowOf(call: UsageCall): NewUsageRecordRow {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: count(call.totalTokens ?? promptTokens + completionTokens, 'totalTokens'),
-    cost_micro_usd: count(call.costMicroUsd, 'costMicroUsd'),
+    cost_micro_usd: call.costMicroUsd === null ? null : count(call.costMicroUsd, 'costMicroUsd'),
     latency_ms: count(call.latencyMs, 'latencyMs'),
     status: httpStatus(call.status),
   };

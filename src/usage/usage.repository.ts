@@ -20,7 +20,10 @@ export interface UsageSums {
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly totalTokens: number;
+  /** The sum of the costs that are known: calls of a model without a price are not in it. */
   readonly costMicroUsd: number;
+  /** Calls whose cost is not known (their model had no price). */
+  readonly unpricedRequests: number;
 }
 
 /** One group's sums; `group` is the UTC day number (days since the epoch), the model or key id. */
@@ -88,6 +91,8 @@ export function createUsageRepository(db: Kysely<Tables>) {
           total('completion_tokens').as('completion_tokens'),
           total('total_tokens').as('total_tokens'),
           total('cost_micro_usd').as('cost_micro_usd'),
+          // count(column) counts the rows where it is not null: the calls with a known cost.
+          sql<number>`count(*) - count(${sql.ref('cost_micro_usd')})`.as('unpriced_requests'),
         ])
         .groupBy(group)
         .execute();
@@ -97,7 +102,10 @@ export function createUsageRepository(db: Kysely<Tables>) {
         promptTokens: Number(row.prompt_tokens),
         completionTokens: Number(row.completion_tokens),
         totalTokens: Number(row.total_tokens),
-        costMicroUsd: Number(row.cost_micro_usd),
+        // sum() of no known cost is null: nothing known adds up to 0 here, and the calls are
+        // counted as unpriced.
+        costMicroUsd: Number(row.cost_micro_usd ?? 0),
+        unpricedRequests: Number(row.unpriced_requests),
       }));
     },
 

@@ -189,6 +189,7 @@ describe('the report', () => {
         completionTokens: 60,
         totalTokens: 360,
         costUsd: 1.000003,
+        unpricedRequests: 0,
       },
       groups: [
         {
@@ -198,6 +199,7 @@ describe('the report', () => {
           completionTokens: 40,
           totalTokens: 240,
           costUsd: 0.000003,
+          unpricedRequests: 0,
         },
         {
           key: '2026-03-02',
@@ -206,6 +208,7 @@ describe('the report', () => {
           completionTokens: 20,
           totalTokens: 120,
           costUsd: 1,
+          unpricedRequests: 0,
         },
       ],
     });
@@ -235,7 +238,14 @@ describe('the report', () => {
       from: '2026-03-01T00:00:00.000Z',
       to: '2026-03-01T00:00:00.000Z',
       groupBy: 'key',
-      totals: { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
+      totals: {
+        requests: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        totalTokens: 0,
+        costUsd: 0,
+        unpricedRequests: 0,
+      },
       groups: [],
     });
   });
@@ -263,13 +273,13 @@ describe('the report', () => {
     [`${USAGE}?from=2026-03-02&to=2026-03-01`, 'from must not be after to'],
     [`${USAGE}?from=2026-01-01&to=2027-01-03`, 'the range must not be longer than 366 days'],
     [`${USAGE}?from=2026-01-01&from=2026-01-02`, 'from must be a string'],
-    [`${USAGE}?form=2026-01-01`, 'unknown field: form'],
+    [`${USAGE}?form=2026-01-01`, 'unknown query parameter: form'],
     [
       `${EXPORT}?from=yesterday`,
       'from must be a date (YYYY-MM-DD) or a date-time with a time zone (YYYY-MM-DDTHH:mm:ssZ)',
     ],
     [`${EXPORT}?from=2026-03-02&to=2026-03-01`, 'from must not be after to'],
-    [`${EXPORT}?groupBy=day`, 'unknown field: groupBy'],
+    [`${EXPORT}?groupBy=day`, 'unknown query parameter: groupBy'],
   ])('%s is 400: %s', async (url, message) => {
     const res = await get(who, url);
     expect([res.statusCode, res.json(), res.headers['cache-control']]).toEqual([
@@ -277,6 +287,80 @@ describe('the report', () => {
       { error: message },
       'no-store',
     ]);
+  });
+});
+
+describe('calls of unknown cost (a model without a price)', () => {
+  let who: Who;
+  let userId: string;
+  const keyId = randomUUID();
+
+  beforeAll(async () => {
+    const orgId = await t.fixtures.org();
+    const owner = await t.fixtures.user(orgId, 'owner');
+    userId = owner.id;
+    who = { token: owner.token, orgId };
+    const local = { model: 'local/llama3.1', provider: 'local', costMicroUsd: null, keyId };
+    for (const extra of [
+      // 1 March: a priced call and an unpriced one.
+      { at: at('2026-03-01T08:00:00Z'), keyId, costMicroUsd: 4800 },
+      { ...local, at: at('2026-03-01T09:00:00Z'), promptTokens: 50, completionTokens: 5 },
+      // 2 March: only unpriced calls.
+      { ...local, at: at('2026-03-02T09:00:00Z') },
+      { ...local, at: at('2026-03-02T10:00:00Z') },
+    ]) {
+      await recorder.record(call(orgId, userId, extra));
+    }
+  });
+
+  test('a group sums the known costs and counts the others; with none known its cost is null', async () => {
+    const res = await get(who, `${USAGE}?from=2026-03-01&to=2026-03-03`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      from: '2026-03-01T00:00:00.000Z',
+      to: '2026-03-03T00:00:00.000Z',
+      groupBy: 'day',
+      totals: {
+        requests: 4,
+        promptTokens: 350,
+        completionTokens: 65,
+        totalTokens: 415,
+        costUsd: 0.0048,
+        unpricedRequests: 3,
+      },
+      groups: [
+        {
+          key: '2026-03-01',
+          requests: 2,
+          promptTokens: 150,
+          completionTokens: 25,
+          totalTokens: 175,
+          costUsd: 0.0048,
+          unpricedRequests: 1,
+        },
+        {
+          key: '2026-03-02',
+          requests: 2,
+          promptTokens: 200,
+          completionTokens: 40,
+          totalTokens: 240,
+          costUsd: null,
+          unpricedRequests: 2,
+        },
+      ],
+    });
+    // Only unknown costs in the range: the total is unknown too, never $0.
+    const unknown = (await get(who, `${USAGE}?from=2026-03-02&to=2026-03-03&groupBy=model`)).json();
+    expect(unknown.totals).toMatchObject({ requests: 2, costUsd: null, unpricedRequests: 2 });
+  });
+
+  test('the export leaves an unknown cost empty', async () => {
+    const res = await get(who, `${EXPORT}?from=2026-03-01&to=2026-03-02`);
+    expect(res.body).toBe(
+      HEADER +
+        `2026-03-01T08:00:00.000Z,${userId},${keyId},openai/gpt-4.1,openai,100,20,120,0.004800,500,200\r\n` +
+        `2026-03-01T09:00:00.000Z,${userId},${keyId},local/llama3.1,local,50,5,55,,500,200\r\n`,
+    );
   });
 });
 

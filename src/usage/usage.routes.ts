@@ -1,17 +1,18 @@
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import type { PlatformAuthentication } from '../auth/authenticate.ts';
+import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
 import {
   ErrorBody,
   OrganizationHeader,
   RateLimitedBody,
   StoreUnavailableBody,
+  UnauthenticatedBody,
 } from '../platform/api-schemas.ts';
-import type { PlatformAuthentication } from '../platform/authenticate.ts';
 import { badRequest } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import { requireScope } from '../platform/scopes.ts';
 import { fileNameInstant, usageCsv } from './usage.csv.ts';
 import { parseUsageRange } from './usage.range.ts';
 import { GROUPINGS, UsageCsv, UsageExportQuery, UsageQuery, UsageReport } from './usage.schemas.ts';
@@ -27,6 +28,7 @@ const BASE = '/api/v1/usage';
 const EXPORT = `${BASE}/export.csv`;
 
 const errors = {
+  401: UnauthenticatedBody,
   429: RateLimitedBody,
   503: StoreUnavailableBody,
   '4xx': ErrorBody,

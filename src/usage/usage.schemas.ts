@@ -36,9 +36,14 @@ const figures = {
   promptTokens: Type.Integer({ minimum: 0 }),
   completionTokens: Type.Integer({ minimum: 0 }),
   totalTokens: Type.Integer({ minimum: 0 }),
-  costUsd: Type.Number({
+  costUsd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+    description:
+      'US dollars: the exact sum of the costs of the calls whose model has a price, in micro-dollars, divided once. Calls of a model without a price have no known cost and are not in it (unpricedRequests counts them); null when no call has a known cost',
+  }),
+  unpricedRequests: Type.Integer({
     minimum: 0,
-    description: 'US dollars: the exact sum of the calls’ costs in micro-dollars, divided once',
+    description:
+      'Calls whose model has no price (a self-hosted model): their cost is unknown, and left out of costUsd',
   }),
 };
 
@@ -72,7 +77,7 @@ export type UsageReport = Static<typeof UsageReport>;
 
 export const UsageCsv = {
   description:
-    'One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd, latency_ms, status',
+    'One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status',
   headers: {
     'content-disposition': {
       type: 'string',

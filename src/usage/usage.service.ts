@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { Caller } from '../auth/authenticate.ts';
 import type { Tables } from '../db/tables.ts';
-import type { Caller } from '../platform/authenticate.ts';
 import { type UsageRange, utcDay } from './usage.range.ts';
 import {
   createUsageRepository,
@@ -15,7 +15,7 @@ import type { UsageReport } from './usage.schemas.ts';
 /** Calls read per query of an export. */
 export const EXPORT_PAGE_SIZE = 1000;
 
-/** DESIGN: members see their own usage, owners and admins the organization's. */
+/** docs/design.md: members see their own usage, owners and admins the organization's. */
 export function visibilityOf(caller: Pick<Caller, 'orgId' | 'userId' | 'role'>): UsageVisibility {
   return {
     orgId: caller.orgId,
@@ -73,6 +73,7 @@ function addUp(groups: readonly UsageGroupSums[]): UsageSums {
     completionTokens: 0,
     totalTokens: 0,
     costMicroUsd: 0,
+    unpricedRequests: 0,
   };
   for (const group of groups) {
     sums.requests += group.requests;
@@ -80,17 +81,24 @@ function addUp(groups: readonly UsageGroupSums[]): UsageSums {
     sums.completionTokens += group.completionTokens;
     sums.totalTokens += group.totalTokens;
     sums.costMicroUsd += group.costMicroUsd;
+    sums.unpricedRequests += group.unpricedRequests;
   }
   return sums;
 }
 
-/** The figures of an answer: micro-dollars become dollars here, with one division. */
+/**
+ * The figures of an answer: micro-dollars become dollars here, with one division. The cost is
+ * that of the calls with a price, and says how many had none; calls that all had none have an
+ * unknown cost (null), never $0.
+ */
 function figures(sums: UsageSums) {
+  const noneKnown = sums.requests > 0 && sums.unpricedRequests === sums.requests;
   return {
     requests: sums.requests,
     promptTokens: sums.promptTokens,
     completionTokens: sums.completionTokens,
     totalTokens: sums.totalTokens,
-    costUsd: sums.costMicroUsd / 1_000_000,
+    costUsd: noneKnown ? null : sums.costMicroUsd / 1_000_000,
+    unpricedRequests: sums.unpricedRequests,
   };
 }

@@ -39,7 +39,9 @@ interface Figures {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** The known costs' sum. */
   costMicroUsd: number;
+  unpricedRequests: number;
 }
 
 const world = fc
@@ -68,7 +70,8 @@ const world = fc
           promptTokens: fc.nat(200_000),
           completionTokens: fc.nat(50_000),
           extraTokens: fc.option(fc.nat(1000), { nil: undefined }),
-          costMicroUsd: fc.nat(5_000_000),
+          // null: a model without a price, whose cost is not known.
+          costMicroUsd: fc.option(fc.nat(5_000_000), { nil: null, freq: 4 }),
         }),
         { maxLength: 30 },
       ),
@@ -144,16 +147,19 @@ test('usage totals equal the sum of recorded calls for each grouping', async () 
           });
           // The groups add up to the totals, micro-dollars as integers.
           const micro = (usd: number) => Math.round(usd * 1_000_000);
-          const groups = body.groups as (Omit<Figures, 'costMicroUsd'> & { costUsd: number })[];
-          expect(groups.reduce((sum, g) => sum + micro(g.costUsd), 0)).toBe(
-            micro(body.totals.costUsd),
+          const groups = body.groups as (Omit<Figures, 'costMicroUsd'> & {
+            costUsd: number | null;
+          })[];
+          expect(groups.reduce((sum, g) => sum + micro(g.costUsd ?? 0), 0)).toBe(
+            micro(body.totals.costUsd ?? 0),
           );
-          expect(micro(body.totals.costUsd)).toBe(totals.costMicroUsd);
+          expect(micro(body.totals.costUsd ?? 0)).toBe(totals.costMicroUsd);
           for (const figure of [
             'requests',
             'promptTokens',
             'completionTokens',
             'totalTokens',
+            'unpricedRequests',
           ] as const) {
             expect(groups.reduce((sum, g) => sum + g[figure], 0)).toBe(body.totals[figure]);
           }
@@ -165,7 +171,14 @@ test('usage totals equal the sum of recorded calls for each grouping', async () 
 });
 
 function zero(): Figures {
-  return { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costMicroUsd: 0 };
+  return {
+    requests: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    costMicroUsd: 0,
+    unpricedRequests: 0,
+  };
 }
 
 function add(
@@ -174,16 +187,19 @@ function add(
     promptTokens: number;
     completionTokens: number;
     totalTokens: number | undefined;
-    costMicroUsd: number;
+    costMicroUsd: number | null;
   },
 ): void {
   sums.requests += 1;
   sums.promptTokens += call.promptTokens;
   sums.completionTokens += call.completionTokens;
   sums.totalTokens += call.totalTokens ?? call.promptTokens + call.completionTokens;
-  sums.costMicroUsd += call.costMicroUsd;
+  if (call.costMicroUsd === null) sums.unpricedRequests += 1;
+  else sums.costMicroUsd += call.costMicroUsd;
 }
 
+/** Unknown costs are left out of the sum and counted; with nothing known, the cost is null. */
 function shown({ costMicroUsd, ...counts }: Figures) {
-  return { ...counts, costUsd: costMicroUsd / 1_000_000 };
+  const noneKnown = counts.requests > 0 && counts.unpricedRequests === counts.requests;
+  return { ...counts, costUsd: noneKnown ? null : costMicroUsd / 1_000_000 };
 }

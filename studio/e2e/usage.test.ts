@@ -263,6 +263,52 @@ test('a member sees only their own calls, without whose keys they are', async ()
   ]);
 });
 
+test('a model without a price: its cost is unknown, and a total of known costs says it leaves calls out', async () => {
+  const orgId = await t.server.t.fixtures.org({ name: 'Self-hosted Co' });
+  const owner = await t.person({ orgId, role: 'owner', name: 'Sam' });
+  const today = Date.now() - (Date.now() % DAY_MS);
+  const call = (daysAgo: number, model: string, costMicroUsd: number | null) => ({
+    id: newRowId(),
+    at: today - daysAgo * DAY_MS + 12 * 3_600_000,
+    org_id: orgId,
+    user_id: owner.id,
+    key_id: DELETED_KEY,
+    model,
+    provider: model.split('/')[0] as string,
+    prompt_tokens: 100,
+    completion_tokens: 20,
+    total_tokens: 120,
+    cost_micro_usd: costMicroUsd,
+    latency_ms: 300,
+    status: 200,
+  });
+  await createUsageRepository(t.server.t.database.db).insertMany([
+    call(0, 'openai/gpt-4.1', 4800),
+    call(0, 'local/llama3.1', null),
+    call(2, 'local/llama3.1', null),
+  ]);
+  const page = await t.newPage();
+  await t.signIn(page, '/usage', owner);
+  await expect
+    .poll(() => totals(page))
+    .toEqual([
+      ['Requests', '3'],
+      ['Prompt tokens', '300'],
+      ['Completion tokens', '60'],
+      ['Total tokens', '360'],
+      // Shown "≥ $0.0048"; the rest is for screen readers.
+      ['Cost', '≥ at least $0.0048 (2 calls without a price are not counted)'],
+    ]);
+  expect(await rows(page, 'By model')).toEqual([
+    ['local/llama3.1', '2', '200', '40', '240', '—unknown'],
+    ['openai/gpt-4.1', '1', '100', '20', '120', '$0.0048'],
+  ]);
+  expect(await page.locator('.usage-totals [title]').getAttribute('title')).toBe(
+    'At least: 2 calls without a price are not counted',
+  );
+  expect(await t.axe(page)).toEqual([]);
+});
+
 test('an organization without calls says how calls get recorded', async () => {
   const other = await t.server.t.fixtures.org({ name: 'Quiet Co' });
   const owner = await t.person({ orgId: other, role: 'owner', name: 'Quinn' });

@@ -15,6 +15,9 @@ main{max-width:27rem;margin:3rem auto;padding:2rem 1.75rem;background:var(--surf
 .brand{display:flex;align-items:center;gap:.6rem;font-weight:700;font-size:1.05rem;margin-bottom:1.5rem}
 .brand svg rect{fill:var(--accent)}.brand svg path{stroke:var(--on-accent)}
 h1{font-size:1.5rem;line-height:1.25;margin:0 0 .5rem}
+h2{font-size:1.1rem;line-height:1.3;margin:1.75rem 0 .5rem}
+a{color:var(--accent)}
+a.button{flex:1;display:flex;align-items:center;justify-content:center;font-weight:600;min-height:2.75rem;padding:.5rem 1.25rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--on-accent);text-decoration:none}
 p,ul{margin:0 0 1rem}
 li{margin-bottom:.5rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95em}

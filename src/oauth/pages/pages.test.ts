@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { consentPage } from './consent.page.ts';
 import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './device.pages.ts';
 import { errorPage } from './error.page.ts';
+import { homePage } from './home.page.ts';
 import { escapeHtml } from './html.ts';
 import { signInPage } from './sign-in.page.ts';
 import { signedOutPage, signOutPage } from './sign-out.pages.ts';
@@ -125,6 +126,11 @@ const pages = {
     fields: 2,
     title: 'Error',
     render: (v: string) => errorPage({ error: v, description: v }),
+  },
+  home: {
+    fields: 5,
+    title: 'Sign in',
+    render: (v: string) => homePage({ publicUrl: v }),
   },
 };
 
@@ -387,5 +393,26 @@ describe('error', () => {
     expect(doc).toContain('<code>invalid_request</code>');
     expect(doc).toContain('missing required parameter');
     expect(errorPage({ error: 'server_error' })).toContain('<code>server_error</code>');
+  });
+});
+
+describe('home', () => {
+  test('signs in through the studio and links the studio, the CLI login, the API and discovery', () => {
+    const doc = homePage({ publicUrl: 'https://mnemo.example.test' });
+    const links = tags(doc)
+      .filter((tag) => tag.name === 'a')
+      .map((tag) => tag.attrs.href);
+    expect(links).toEqual([
+      'https://mnemo.example.test/studio/',
+      'https://mnemo.example.test/studio/',
+      'https://mnemo.example.test/oauth/device',
+      'https://mnemo.example.test/openapi.json',
+      'https://mnemo.example.test/oauth/.well-known/openid-configuration',
+    ]);
+    expect(doc).toContain(
+      '<a class="button" href="https://mnemo.example.test/studio/">Sign in to the studio</a>',
+    );
+    expect(doc).toContain('<code>npx mnemo login</code>');
+    expect(forms(doc)).toEqual([]);
   });
 });

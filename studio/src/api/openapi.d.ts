@@ -134,6 +134,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -203,7 +216,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The memory text; at least one non-white-space character */
+                        /** @description The memory text; at least one non-white-space character; no NUL (U+0000) or unpaired surrogate */
                         content: string;
                         /** @description One of identity, preference, goal, project, relationship, constraint; any other value (or null) leaves the memory without a category, without an error */
                         category?: unknown;
@@ -249,6 +262,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             memory: components["schemas"]["MemoryItem"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -349,6 +375,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -436,6 +475,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -512,7 +564,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description New text; non-empty */
+                        /** @description New text; non-empty; no NUL (U+0000) or unpaired surrogate */
                         content?: string;
                         /** @description One of identity, preference, goal, project, relationship, constraint; any other value (or null) leaves the memory without a category, without an error */
                         category?: unknown;
@@ -530,6 +582,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             memory: components["schemas"]["MemoryItem"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -652,6 +717,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -742,6 +820,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             organization: components["schemas"]["Organization"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -841,6 +932,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -925,6 +1029,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             members: components["schemas"]["Member"][];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -1016,6 +1133,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             member: components["schemas"]["Member"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -1116,6 +1246,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -1208,6 +1351,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -1295,6 +1451,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -1378,6 +1547,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             project: components["schemas"]["Project"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -1476,6 +1658,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -1563,6 +1758,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -1647,6 +1855,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             collaborators: components["schemas"]["Collaborator"][];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -1756,6 +1977,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -1835,6 +2069,19 @@ export interface paths {
                         "application/json": {
                             /** @enum {boolean} */
                             ok: true;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -1936,6 +2183,19 @@ export interface paths {
                             entries: components["schemas"]["AuditEntry"][];
                             /** @description Pass as cursor for the next page; null on the last page */
                             next: string | null;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -2053,8 +2313,10 @@ export interface paths {
                                 promptTokens: number;
                                 completionTokens: number;
                                 totalTokens: number;
-                                /** @description US dollars: the exact sum of the calls’ costs in micro-dollars, divided once */
-                                costUsd: number;
+                                /** @description US dollars: the exact sum of the costs of the calls whose model has a price, in micro-dollars, divided once. Calls of a model without a price have no known cost and are not in it (unpricedRequests counts them); null when no call has a known cost */
+                                costUsd: number | null;
+                                /** @description Calls whose model has no price (a self-hosted model): their cost is unknown, and left out of costUsd */
+                                unpricedRequests: number;
                             };
                             groups: {
                                 /** @description The UTC day (YYYY-MM-DD), the model id or the API key id; groups are sorted by it (days chronologically), groups without calls left out */
@@ -2064,9 +2326,24 @@ export interface paths {
                                 promptTokens: number;
                                 completionTokens: number;
                                 totalTokens: number;
-                                /** @description US dollars: the exact sum of the calls’ costs in micro-dollars, divided once */
-                                costUsd: number;
+                                /** @description US dollars: the exact sum of the costs of the calls whose model has a price, in micro-dollars, divided once. Calls of a model without a price have no known cost and are not in it (unpricedRequests counts them); null when no call has a known cost */
+                                costUsd: number | null;
+                                /** @description Calls whose model has no price (a self-hosted model): their cost is unknown, and left out of costUsd */
+                                unpricedRequests: number;
                             }[];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -2157,7 +2434,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd, latency_ms, status */
+                /** @description One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status */
                 200: {
                     headers: {
                         /** @description attachment; filename="mnemo-usage-<from>-<to>.csv" */
@@ -2166,6 +2443,19 @@ export interface paths {
                     };
                     content: {
                         "text/csv": string;
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
                     };
                 };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
@@ -2258,6 +2548,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             keys: components["schemas"]["ApiKey"][];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -2364,6 +2667,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
                 /** @description Over the request rate of this credential subject (60 a minute by default) */
                 429: {
                     headers: {
@@ -2459,6 +2775,19 @@ export interface paths {
                         "application/json": {
                             /** @enum {boolean} */
                             ok: true;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
                         };
                     };
                 };
@@ -2646,7 +2975,7 @@ export interface components {
             at: string;
             /**
              * Format: uuid
-             * @description The user who did it
+             * @description The user who did it; the nil UUID (00000000-0000-0000-0000-000000000000) for an operator's `mnemo admin` command
              */
             actorId: string;
             /**

@@ -221,7 +221,7 @@ export function UsageChart(props: {
                 <td>{formatInteger(d.requests)}</td>
                 <td>{formatInteger(d.totalTokens)}</td>
                 <td>
-                  <Cost value={d.costUsd} />
+                  <Cost value={d.costUsd} unpriced={d.unpricedRequests} />
                 </td>
               </tr>
             ))}

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { everyDay, formatCost } from './usage-figures.ts';
+import { everyDay, formatCost, unpricedNote } from './usage-figures.ts';
 
 test('days without calls are zero; an unknown cost is a dash, never $0', () => {
   const days = everyDay({ first: '2026-03-01', last: '2026-03-03' }, [
@@ -22,4 +22,13 @@ test('days without calls are zero; an unknown cost is a dash, never $0', () => {
   expect(formatCost(0)).toBe('$0.00');
   expect(formatCost(0.000012)).toBe('< $0.0001');
   expect(formatCost(0.0048)).toBe('$0.0048');
+});
+
+test('a cost that leaves out calls without a price says how many', () => {
+  expect(unpricedNote(undefined)).toBeUndefined();
+  expect(unpricedNote(0)).toBeUndefined();
+  expect(unpricedNote(1)).toBe('1 call without a price is not counted');
+  expect(unpricedNote(1200)).toBe(
+    `${(1200).toLocaleString()} calls without a price are not counted`,
+  );
 });

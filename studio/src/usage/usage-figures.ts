@@ -1,5 +1,5 @@
 import type { components, paths } from '../api/openapi.d.ts';
-import { formatUsd } from '../ui/format.ts';
+import { formatInteger, formatUsd } from '../ui/format.ts';
 import { daysOf } from './usage-range.ts';
 
 export type UsageReport =
@@ -8,8 +8,9 @@ export type ApiKey = components['schemas']['ApiKey'];
 export type Member = components['schemas']['Member'];
 
 /**
- * The sums of some calls. The cost is absent or null when it is not known (a model without a
- * price): shown as unknown, never as $0.
+ * The sums of some calls. The cost is that of the calls with a price; `unpricedRequests` calls
+ * had none and are not in it. It is absent or null when no call's cost is known: shown as
+ * unknown, never as $0.
  */
 export interface Figures {
   readonly requests: number;
@@ -17,6 +18,7 @@ export interface Figures {
   readonly completionTokens: number;
   readonly totalTokens: number;
   readonly costUsd?: number | null | undefined;
+  readonly unpricedRequests?: number | undefined;
 }
 
 export interface DayFigures extends Figures {
@@ -49,6 +51,7 @@ const ZERO: Figures = {
   completionTokens: 0,
   totalTokens: 0,
   costUsd: 0,
+  unpricedRequests: 0,
 };
 
 /** One entry per day of the range, in order: the API leaves out days without calls, the chart does not. */
@@ -70,6 +73,17 @@ export function formatCost(cost: number | null | undefined): string {
   if (cost === null || cost === undefined) return '—';
   if (cost > 0 && cost < SMALLEST_SHOWN) return `< ${formatUsd(SMALLEST_SHOWN)}`;
   return formatUsd(cost);
+}
+
+/**
+ * What a known cost leaves out: the calls without a price (a self-hosted model), so that the
+ * cost reads as a lower bound; none when every call had a price.
+ */
+export function unpricedNote(unpriced: number | undefined): string | undefined {
+  if (!unpriced) return undefined;
+  return unpriced === 1
+    ? '1 call without a price is not counted'
+    : `${formatInteger(unpriced)} calls without a price are not counted`;
 }
 
 const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });

@@ -180,7 +180,10 @@ function Totals(props: { totals: Figures }) {
     { label: 'Prompt tokens', value: formatInteger(totals.promptTokens) },
     { label: 'Completion tokens', value: formatInteger(totals.completionTokens) },
     { label: 'Total tokens', value: formatInteger(totals.totalTokens) },
-    { label: 'Cost', value: <Cost value={totals.costUsd} /> },
+    {
+      label: 'Cost',
+      value: <Cost value={totals.costUsd} unpriced={totals.unpricedRequests} />,
+    },
   ];
   return (
     <section aria-labelledby={headingId}>

@@ -54,7 +54,7 @@ function FigureCells(props: { figures: Figures }) {
       <td className="number">{formatInteger(figures.completionTokens)}</td>
       <td className="number">{formatInteger(figures.totalTokens)}</td>
       <td className="number">
-        <Cost value={figures.costUsd} />
+        <Cost value={figures.costUsd} unpriced={figures.unpricedRequests} />
       </td>
     </>
   );

@@ -5,8 +5,8 @@ import type {
   ProviderFactory,
   TransportResponse,
 } from '../../provider.ts';
-import { estimatedUsage, messageChars } from '../../token-estimate.ts';
 import { notExpected, readErrorBody, readJsonBody } from '../response-body.ts';
+import { estimatedUsage, messageChars } from '../token-estimate.ts';
 import { statusFailure } from '../upstream-failure.ts';
 import { openAiErrorOf } from './openai.errors.ts';
 import { openAiChunks } from './openai.stream.ts';

@@ -5,8 +5,8 @@ import {
   type TransportResponse,
   UpstreamStreamError,
 } from '../../provider.ts';
-import { deltaChars, estimatedUsage } from '../../token-estimate.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
+import { deltaChars, estimatedUsage } from '../token-estimate.ts';
 import { genericError } from '../upstream-failure.ts';
 import { openAiErrorOf } from './openai.errors.ts';
 

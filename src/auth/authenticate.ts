@@ -3,10 +3,11 @@ import type { Database } from '../db/database.ts';
 import type { MemberRole } from '../db/tables.ts';
 import { createCallerContextReader, type UserOverridePolicy } from '../orgs/orgs.repository.ts';
 import { findUserStatus } from '../orgs/users.repository.ts';
+import { ApiError, badRequest, forbidden, notFound } from '../platform/errors.ts';
+import { type RateDecision, type RateLimiter, rateLimitHeaders } from '../platform/rate-limit.ts';
+import { parseUuid } from '../platform/uuid.ts';
+import { CREDENTIAL_MESSAGES, invalidCredential } from './credential-refusals.ts';
 import type { CredentialVerifier } from './credentials.ts';
-import { ApiError, badRequest, forbidden, notFound, unauthenticated } from './errors.ts';
-import { type RateDecision, type RateLimiter, rateLimitHeaders } from './rate-limit.ts';
-import { parseUuid } from './uuid.ts';
 
 /** The authenticated member a platform request acts as, in the organization it names. */
 export interface Caller {
@@ -59,13 +60,16 @@ export interface PlatformAuthenticationDeps {
   readonly failedAuthLimiter: RateLimiter | undefined;
 }
 
-const tooManyRequests = (policy: string, decision: RateDecision) =>
-  new ApiError(429, 'rate_limited', `rate limit exceeded: retry in ${decision.resetSeconds} s`, {
-    headers: rateLimitHeaders(policy, decision),
-  });
+const tooManyRequests = (policy: string, decision: RateDecision, why = '') =>
+  new ApiError(
+    429,
+    'rate_limited',
+    `rate limit exceeded: ${why}retry in ${decision.resetSeconds} s`,
+    { headers: rateLimitHeaders(policy, decision) },
+  );
 
 /**
- * The platform's checks, in DESIGN.md's order: credential (401) → rate (429) →
+ * The platform's checks, in the order of docs/design.md §3.3: credential (401) → rate (429) →
  * organization (400 for a bad `X-Organization-Id`) → account status and membership (403). They
  * run as onRequest hooks, before the body is read, so a request is judged on who sends it before
  * what it says.
@@ -76,17 +80,27 @@ export function createPlatformAuthentication(
   const { verify, rateLimiter, failedAuthLimiter } = deps;
   const findCallerContext = createCallerContextReader(deps.database);
 
+  /**
+   * Only failures are limited, per client address: a credential that verifies is never refused
+   * because others behind the same address (a company's NAT) failed, and costs no count. A
+   * failure past the limit is 429 instead of 401, and is not counted (the wait does not grow).
+   * A token is verified whatever its address's count: only verifying tells a good one from a
+   * bad one, and what fails cheaply (no bearer token, not a JWT, an untrusted issuer or an
+   * unknown key) never reaches the RSA verification anyway.
+   */
   async function credential(request: FastifyRequest) {
-    const addressKey = `failed-auth ${request.ip}`;
-    if (failedAuthLimiter) {
-      const decision = await failedAuthLimiter.peek(addressKey);
-      if (!decision.allowed) throw tooManyRequests('failed-auth', decision);
-    }
     try {
       return await verify(request.headers.authorization);
     } catch (error) {
       if (failedAuthLimiter && error instanceof ApiError && error.status === 401) {
-        await failedAuthLimiter.hit(addressKey);
+        const decision = await failedAuthLimiter.hit(`failed-auth ${request.ip}`);
+        if (!decision.allowed) {
+          throw tooManyRequests(
+            'failed-auth',
+            decision,
+            'too many failed authentications from this address; ',
+          );
+        }
       }
       throw error;
     }
@@ -118,7 +132,7 @@ export function createPlatformAuthentication(
   /** Status and membership in `orgId`: sets `request.caller`. */
   async function admit(request: FastifyRequest, account: Account, orgId: string) {
     const context = await findCallerContext(account.userId, orgId);
-    if (!context) throw unauthenticated('credential does not belong to a known account');
+    if (!context) throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
     if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
     if (context.role === null) throw forbidden('not a member of this organization');
     request.account = account;
@@ -148,8 +162,7 @@ export function createPlatformAuthentication(
     async account(request, reply) {
       const account = await identify(request, reply);
       const status = await findUserStatus(deps.database.db, account.userId);
-      if (status === undefined)
-        throw unauthenticated('credential does not belong to a known account');
+      if (status === undefined) throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
       if (status !== 'active') throw forbidden(`account is ${status}`);
       request.account = account;
     },

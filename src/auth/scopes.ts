@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bearerChallenge } from '../platform/bearer.ts';
+import { ApiError } from '../platform/errors.ts';
 import type { Credential } from './credentials.ts';
-import { ApiError } from './errors.ts';
 
 /**
  * The platform API's scopes: what a token from the authorization server may do. A token
@@ -24,10 +25,18 @@ export function allows(credential: Pick<Credential, 'scopes'>, scope: PlatformSc
 }
 
 /** RFC 6750 §3.1: 403 with `insufficient_scope`, naming the scope the request needs. */
-export const insufficientScope = (scope: PlatformScope) =>
-  new ApiError(403, 'insufficient_scope', `the credential lacks the ${scope} scope`, {
-    headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+export function insufficientScope(scope: PlatformScope): ApiError {
+  const message = `the credential lacks the ${scope} scope`;
+  return new ApiError(403, 'insufficient_scope', message, {
+    headers: {
+      'www-authenticate': bearerChallenge({
+        error: 'insufficient_scope',
+        description: message,
+        scope,
+      }),
+    },
   });
+}
 
 /**
  * An onRequest hook, after authentication: 403 unless the credential allows `scope`. Checked

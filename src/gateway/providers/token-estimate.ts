@@ -1,5 +1,5 @@
-import type { ChatMessage, ChatRequest } from './chat.schemas.ts';
-import type { ChatChunk, ChatCompletionMessage, ChatUsage } from './provider.ts';
+import type { ChatMessage, ChatRequest } from '../chat.schemas.ts';
+import type { ChatChunk, ChatCompletionMessage, ChatUsage } from '../provider.ts';
 
 /**
  * Token counts when no provider gave one: `ceil(characters / 4)`, OpenAI's rule of thumb for

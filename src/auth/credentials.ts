@@ -9,9 +9,15 @@ import {
 import type { Kysely } from 'kysely';
 import type { OutsideIssuer } from '../config.ts';
 import type { Tables } from '../db/tables.ts';
+import { API_KEY_PREFIX } from '../keys/api-key-secret.ts';
 import { builtInIssuer } from '../oauth/platform-credential.ts';
 import { importPublicKey, loadTrustedKeys, SIGNING_ALG } from '../oauth/signing-keys.ts';
-import { unauthenticated } from './errors.ts';
+import { bearerToken } from '../platform/bearer.ts';
+import {
+  invalidCredential,
+  CREDENTIAL_MESSAGES as M,
+  missingCredential,
+} from './credential-refusals.ts';
 
 /** Who a verified platform credential speaks for. */
 export interface Credential {
@@ -34,6 +40,7 @@ export interface CredentialVerifierOptions {
   readonly cacheSize?: number;
 }
 
+/** The credential of `Authorization`, or a 401 `ApiError` with its `WWW-Authenticate` challenge. */
 export type CredentialVerifier = (authorization: string | undefined) => Promise<Credential>;
 
 interface TrustedIssuer {
@@ -44,7 +51,7 @@ interface TrustedIssuer {
 
 /**
  * Verifies `Authorization: Bearer <JWT>`: RS256 only, issuer, audience, expiry with a small
- * clock skew. Trusts the built-in issuer (keys from the store, reloaded when an unknown `kid`
+ * clock skew; a refusal is a 401 that says why (credential-refusals.ts). Trusts the built-in issuer (keys from the store, reloaded when an unknown `kid`
  * appears, so a key rotated by the CLI is picked up without restart) and, if configured, one
  * outside issuer by its JWKS. Verified tokens are remembered until they expire: an RSA
  * verification costs more than the rest of a read.
@@ -66,9 +73,10 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
     });
   }
   const cache = createExpiringCache<Credential>(options.cacheSize ?? 10_000);
+  const trustedIssuers = [...issuers.keys()];
 
   return async function verify(authorization) {
-    const token = bearerToken(authorization);
+    const token = platformToken(authorization, builtIn.issuer);
     const now = Date.now();
     const cached = cache.get(token, now - tolerance * 1000);
     if (cached) return cached;
@@ -77,10 +85,11 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
     try {
       claimedIssuer = decodeJwt(token).iss;
     } catch {
-      throw unauthenticated('invalid credential');
+      throw invalidCredential(M.notJwt);
     }
-    const trusted = claimedIssuer === undefined ? undefined : issuers.get(claimedIssuer);
-    if (!trusted) throw unauthenticated('invalid credential');
+    if (claimedIssuer === undefined) throw invalidCredential(M.claimMissing('iss'));
+    const trusted = issuers.get(claimedIssuer);
+    if (!trusted) throw invalidCredential(M.untrustedIssuer(trustedIssuers));
     try {
       const { payload } = await jwtVerify(token, trusted.getKey as JWTVerifyGetKey, {
         algorithms: [SIGNING_ALG],
@@ -89,19 +98,50 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
         clockTolerance: tolerance,
         requiredClaims: ['sub', 'exp'],
       });
+      // jose checks that `sub` is there, not what it is: a user id is a non-empty string.
+      if (typeof payload.sub !== 'string' || payload.sub === '') {
+        throw new joseErrors.JWTClaimValidationFailed('sub', payload, 'sub', 'invalid');
+      }
+      // jose judges `iat` only against a maximum age; one from the future is a token that is
+      // not valid yet, as with `nbf`.
+      if (typeof payload.iat === 'number' && payload.iat > now / 1000 + tolerance) {
+        throw invalidCredential(M.notYetValid('iat'));
+      }
       const credential: Credential = {
         issuer: trusted.issuer,
-        userId: payload.sub as string,
+        userId: payload.sub,
         scopes: parseScopes(payload.scope),
       };
       cache.set(token, credential, (payload.exp as number) * 1000);
       return credential;
     } catch (error) {
-      if (error instanceof joseErrors.JWTExpired) throw unauthenticated('credential has expired');
-      if (error instanceof joseErrors.JOSEError) throw unauthenticated('invalid credential');
+      if (error instanceof joseErrors.JOSEError)
+        throw invalidCredential(whyRefused(error, trusted));
       throw error;
     }
   };
+}
+
+/**
+ * What jose found, in words a client can act on. jose checks the signature before any claim, so
+ * what a claim says is told only to the holder of a genuine token.
+ */
+function whyRefused(error: joseErrors.JOSEError, trusted: TrustedIssuer): string {
+  if (error instanceof joseErrors.JWTExpired) return M.expired;
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return M.wrongAudience(trusted.audience);
+    if ((error.claim === 'nbf' || error.claim === 'iat') && error.reason === 'check_failed') {
+      return M.notYetValid(error.claim);
+    }
+    return error.reason === 'missing' ? M.claimMissing(error.claim) : M.claimInvalid(error.claim);
+  }
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return M.signature;
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return M.unknownKey;
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return M.algorithm;
+  if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid) {
+    return M.notJwt;
+  }
+  return M.other;
 }
 
 /** RFC 9068: `scope` is a space-separated string; any other type makes the token invalid. */
@@ -112,18 +152,16 @@ function parseScopes(claim: unknown): ReadonlySet<string> | undefined {
   return new Set(claim.split(' ').filter((scope) => scope !== ''));
 }
 
-function bearerToken(authorization: string | undefined): string {
-  if (!authorization) throw unauthenticated('missing credential');
-  const match = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(authorization);
-  if (!match?.[1]) throw unauthenticated('invalid credential');
-  // An API key is the chat interface's credential, never the platform's. The prefix is
-  // keys/api-key-secret.ts's API_KEY_PREFIX, written out: platform/ imports no feature.
-  if (match[1].startsWith('mnemo_sk_')) throw unauthenticated(API_KEY_REFUSED);
-  return match[1];
+/** The bearer token, unless it is missing, malformed or the chat interface's API key. */
+function platformToken(authorization: string | undefined, issuer: string): string {
+  const bearer = bearerToken(authorization);
+  if (!bearer.ok) {
+    throw bearer.problem === 'missing' ? missingCredential() : invalidCredential(M.notBearer);
+  }
+  // An API key is the chat interface's credential, never the platform's.
+  if (bearer.token.startsWith(API_KEY_PREFIX)) throw invalidCredential(M.apiKey(issuer));
+  return bearer.token;
 }
-
-export const API_KEY_REFUSED =
-  'API keys authenticate the chat interface (/v1) only; this API takes the platform credential';
 
 /** The least time between two loads of the store's keys: unknown `kid`s are free to send. */
 const KEY_RELOAD_INTERVAL_MS = 1000;
