@@ -130,4 +130,5 @@ test('the running server sees every change of the command at once', async () => 
   });
   expect(await status(firstToken)).toBe(403);
   expect(server.hasExited()).toBe(false);
-});
+  // About twenty `mnemo` processes, one after another: seconds each on a busy machine.
+}, 120_000);
