@@ -15,6 +15,8 @@ import { loadCatalog } from './gateway/gateway-config.ts';
 import { openAiErrorShape } from './gateway/openai-errors.ts';
 import { createProviders } from './gateway/providers/provider-kinds.ts';
 import { createTransport } from './gateway/providers/transport.ts';
+import { registerWebSocketSupport } from './gateway/responses/responses.websocket.routes.ts';
+import { createSealer } from './gateway/sealing.ts';
 import { createApiKeyAuthenticator } from './keys/api-key-auth.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { createLastUsedRecorder } from './keys/last-used.ts';
@@ -109,6 +111,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy.join(',') } : {}),
   });
   app.setValidatorCompiler(strictValidatorCompiler);
+  // First, before any hook: an upgrade a hook refuses must still have its socket closed.
+  await registerWebSocketSupport(app);
   app.decorateRequest('caller');
   app.addHook('onRequest', (_request, reply, done) => {
     noStore(reply);
@@ -224,6 +228,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     authenticateApiKey,
     usage: usageRecorder,
+    sealer: createSealer(await instanceSecret(database.db, 'gateway-sealing')),
+    websocketIdleMs: config.gatewayWebSocketIdleMs,
   });
 
   // Failed sign-ins are throttled whatever the request rate limit: they guard passwords.

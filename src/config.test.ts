@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       maxContentChars: 8000,
       tombstoneRetentionDays: 0,
       gatewayTimeoutMs: 300_000,
+      gatewayWebSocketIdleMs: 600_000,
       logLevel: 'info',
     });
   });
@@ -50,6 +51,7 @@ describe('loadConfig', () => {
       MNEMO_MAX_CONTENT_CHARS: '2000',
       MNEMO_TOMBSTONE_RETENTION_DAYS: '30',
       MNEMO_GATEWAY_TIMEOUT_SECONDS: '45',
+      MNEMO_GATEWAY_WS_IDLE_SECONDS: '90',
       MNEMO_CONFIG: 'etc/gateway.json',
       MNEMO_LOG_LEVEL: 'warn',
     });
@@ -76,6 +78,7 @@ describe('loadConfig', () => {
       maxContentChars: 2000,
       tombstoneRetentionDays: 30,
       gatewayTimeoutMs: 45_000,
+      gatewayWebSocketIdleMs: 90_000,
       catalogLocation: { file: 'etc/gateway.json' },
       logLevel: 'warn',
     });

@@ -33,6 +33,7 @@ const Env = Type.Object({
   MNEMO_TOMBSTONE_RETENTION_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   MNEMO_CONFIG: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_GATEWAY_TIMEOUT_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}$' })),
+  MNEMO_GATEWAY_WS_IDLE_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   MNEMO_LOG_LEVEL: Type.Optional(
     Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   ),
@@ -88,6 +89,8 @@ export interface Config {
    * before the gateway gives up on it (the router then tries the next model).
    */
   readonly gatewayTimeoutMs: number;
+  /** How long a `/v1/responses` WebSocket may sit with nothing sent and nothing running. */
+  readonly gatewayWebSocketIdleMs: number;
 }
 
 /**
@@ -176,6 +179,7 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
       variables: Object.freeze({ ...source }),
     }),
     gatewayTimeoutMs: Number(env.MNEMO_GATEWAY_TIMEOUT_SECONDS ?? '300') * 1000,
+    gatewayWebSocketIdleMs: Number(env.MNEMO_GATEWAY_WS_IDLE_SECONDS ?? '600') * 1000,
     logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
   });
 }

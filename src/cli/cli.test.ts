@@ -357,6 +357,7 @@ describe('migrate', () => {
         '2026-11-23T00_oauth',
         '2026-11-24T00_platform',
         '2026-11-24T01_unpriced_usage',
+        '2026-11-24T02_reasoning_tokens',
       ],
     });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);

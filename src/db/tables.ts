@@ -112,6 +112,8 @@ export interface UsageRecordsTable {
   provider: string;
   prompt_tokens: number;
   completion_tokens: number;
+  /** Of the completion tokens, those a reasoning model spent thinking; 0 when none or unknown. */
+  reasoning_tokens: Generated<number>;
   total_tokens: number;
   /** Millionths of a US dollar; null when the model had no price (the cost is not known). */
   cost_micro_usd: number | null;

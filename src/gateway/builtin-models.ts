@@ -1,5 +1,8 @@
 import type { ModelConfig, ProviderKind } from './catalog.ts';
 
+/** Models that think before they answer (extended thinking, Gemini's thinking, o-series). */
+const REASONS = { reasoning: true } as const;
+
 /**
  * The providers the conventional variables switch on when there is no `mnemo.config.json`
  * (docs/design.md §4), in the router's order, each with its models as the provider lists them.
@@ -22,6 +25,7 @@ function model(
   contextWindow: number,
   input: number,
   output: number,
+  abilities: { readonly reasoning: boolean } = { reasoning: false },
 ): ModelConfig {
   // Every model listed here takes images, calls tools and answers in JSON on request.
   return Object.freeze({
@@ -31,6 +35,7 @@ function model(
     vision: true,
     tools: true,
     jsonOutput: true,
+    reasoning: abilities.reasoning,
     contextWindow,
     price: Object.freeze({ input, output }),
   });
@@ -48,7 +53,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = Object.freeze([
       model('openai', 'gpt-4.1-mini', 1_047_576, 0.4, 1.6),
       model('openai', 'gpt-4o', 128_000, 2.5, 10.0),
       model('openai', 'gpt-4o-mini', 128_000, 0.15, 0.6),
-      model('openai', 'o4-mini', 200_000, 1.1, 4.4),
+      model('openai', 'o4-mini', 200_000, 1.1, 4.4, REASONS),
     ],
   },
   {
@@ -58,9 +63,9 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = Object.freeze([
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
     defaultBaseUrl: 'https://api.anthropic.com',
     models: [
-      model('anthropic', 'claude-sonnet-4-5', 200_000, 3.0, 15.0),
-      model('anthropic', 'claude-haiku-4-5', 200_000, 1.0, 5.0),
-      model('anthropic', 'claude-opus-4-1', 200_000, 15.0, 75.0),
+      model('anthropic', 'claude-sonnet-4-5', 200_000, 3.0, 15.0, REASONS),
+      model('anthropic', 'claude-haiku-4-5', 200_000, 1.0, 5.0, REASONS),
+      model('anthropic', 'claude-opus-4-1', 200_000, 15.0, 75.0, REASONS),
     ],
   },
   {
@@ -70,9 +75,9 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = Object.freeze([
     baseUrlEnv: 'GEMINI_BASE_URL',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com',
     models: [
-      model('google', 'gemini-2.5-pro', 1_048_576, 1.25, 10.0),
-      model('google', 'gemini-2.5-flash', 1_048_576, 0.3, 2.5),
-      model('google', 'gemini-2.5-flash-lite', 1_048_576, 0.1, 0.4),
+      model('google', 'gemini-2.5-pro', 1_048_576, 1.25, 10.0, REASONS),
+      model('google', 'gemini-2.5-flash', 1_048_576, 0.3, 2.5, REASONS),
+      model('google', 'gemini-2.5-flash-lite', 1_048_576, 0.1, 0.4, REASONS),
     ],
   },
 ] satisfies BuiltinProvider[]);

@@ -52,6 +52,7 @@ export function createCallUsage(recorder: UsageRecorder, log: FastifyBaseLogger)
         provider: model.provider,
         promptTokens,
         completionTokens,
+        reasoningTokens: count(usage?.completion_tokens_details?.reasoning_tokens),
         totalTokens: count(usage?.total_tokens) || promptTokens + completionTokens,
         // A model without a price has calls of unknown cost: recorded as such, never as $0.
         costMicroUsd: model.price

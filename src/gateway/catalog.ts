@@ -25,6 +25,11 @@ export interface ModelConfig {
   readonly vision: boolean;
   readonly tools: boolean;
   readonly jsonOutput: boolean;
+  /**
+   * A reasoning model: it thinks before it answers, and takes `reasoning_effort` (chat) and
+   * `reasoning` (responses). Asking a model that does not reason is a 400, as OpenAI answers it.
+   */
+  readonly reasoning: boolean;
   /** Tokens of prompt and completion together. */
   readonly contextWindow: number;
   /**

@@ -6,7 +6,12 @@ import type { ChatRequest } from './chat.schemas.ts';
 import { checkChatRequest } from './chat.validation.ts';
 import type { Dispatcher } from './dispatch.ts';
 import { GatewayError } from './openai-errors.ts';
-import { type ChatChunk, type ChatUsage, UpstreamStreamError } from './provider.ts';
+import {
+  type ChatChunk,
+  type ChatCompletion,
+  type ChatUsage,
+  UpstreamStreamError,
+} from './provider.ts';
 import { genericError } from './providers/upstream-failure.ts';
 import { openEventStream } from './sse.ts';
 
@@ -59,9 +64,24 @@ export function registerChatRoutes(app: FastifyInstance, deps: ChatRoutesDeps): 
         throw dispatched.error;
       }
       finished(dispatched.model, 200, dispatched.value.usage);
-      return reply.headers(dispatched.headers).send(dispatched.value);
+      return reply.headers(dispatched.headers).send(withReasoningContent(dispatched.value));
     },
   );
+}
+
+/**
+ * A whole answer's reasoning text under both of its spellings: `reasoning`, and
+ * `reasoning_content`, which several SDKs read (the AI SDK's OpenAI-compatible provider,
+ * DeepSeek's and vLLM's clients). A message without reasoning gets neither: strict clients
+ * compare fields. Streamed deltas keep `reasoning` alone, which those SDKs read as well.
+ */
+function withReasoningContent(completion: ChatCompletion): ChatCompletion {
+  for (const { message } of completion.choices) {
+    if (typeof message.reasoning === 'string') {
+      Object.assign(message, { reasoning_content: message.reasoning });
+    }
+  }
+  return completion;
 }
 
 /**

@@ -39,6 +39,52 @@ export type ToolCall = Static<typeof ToolCall>;
 
 const name = Type.Optional(Type.String());
 
+/**
+ * One piece of a model's reasoning as it travels through chat completions, in the shape
+ * several gateways and SDKs share (`reasoning_details`): the reasoning's text (with the
+ * provider's signature when it signs it), a summary of it, or data sealed by the provider that
+ * only it can read (Anthropic's redacted thinking, Gemini's thought signatures). The client
+ * sends the pieces back with the assistant turn they came with, so a provider that wants its
+ * reasoning back across a tool loop gets it. `format` is the provider kind whose model wrote
+ * the piece: pieces go back only to a provider of that kind, and are dropped for any other
+ * (a router's fallback to another provider). `id`: the tool call a piece belongs to, when it
+ * belongs to one (Gemini signs function calls).
+ */
+export const ReasoningDetail = Type.Union([
+  Type.Object({
+    type: Type.Literal('reasoning.text'),
+    text: Type.String(),
+    signature: nullable(Type.String()),
+    format: Type.String({ minLength: 1 }),
+    index: Type.Optional(Type.Integer({ minimum: 0 })),
+  }),
+  Type.Object({
+    type: Type.Literal('reasoning.summary'),
+    summary: Type.String(),
+    format: Type.String({ minLength: 1 }),
+    index: Type.Optional(Type.Integer({ minimum: 0 })),
+  }),
+  Type.Object({
+    type: Type.Literal('reasoning.encrypted'),
+    data: Type.String({ minLength: 1 }),
+    id: nullable(Type.String()),
+    format: Type.String({ minLength: 1 }),
+    index: Type.Optional(Type.Integer({ minimum: 0 })),
+  }),
+]);
+export type ReasoningDetail = Static<typeof ReasoningDetail>;
+
+/** OpenAI's `reasoning_effort` values (chat), and `reasoning.effort` (responses). */
+export const ReasoningEffort = Type.Union([
+  Type.Literal('none'),
+  Type.Literal('minimal'),
+  Type.Literal('low'),
+  Type.Literal('medium'),
+  Type.Literal('high'),
+  Type.Literal('xhigh'),
+]);
+export type ReasoningEffort = Static<typeof ReasoningEffort>;
+
 export const SystemMessage = Type.Object({
   role: Type.Union([Type.Literal('system'), Type.Literal('developer')]),
   content: textContent,
@@ -65,6 +111,10 @@ export const AssistantMessage = Type.Object({
   refusal: nullable(Type.String()),
   tool_calls: Type.Optional(Type.Array(ToolCall)),
   name,
+  /** The reasoning this turn came with, as mnemo answered it: text, and the pieces to send back. */
+  reasoning: nullable(Type.String()),
+  reasoning_content: nullable(Type.String()),
+  reasoning_details: Type.Optional(Type.Array(ReasoningDetail)),
 });
 export const ToolMessage = Type.Object({
   role: Type.Literal('tool'),
@@ -156,6 +206,7 @@ export const ChatRequest = Type.Object({
   n: nullable(Type.Integer({ minimum: 1, maximum: 128 })),
   seed: nullable(Type.Integer()),
   user: Type.Optional(Type.String()),
+  reasoning_effort: nullable(ReasoningEffort),
 });
 
 /** A checked request: every message already checked against its role's schema. */

@@ -24,6 +24,7 @@ const model = (id: string): ModelConfig => ({
   vision: false,
   tools: true,
   jsonOutput: true,
+  reasoning: false,
   contextWindow: 10_000,
   price: { input: 1, output: 1 },
 });

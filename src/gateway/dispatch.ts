@@ -12,7 +12,7 @@ import {
   UpstreamStreamError,
 } from './provider.ts';
 import { genericError } from './providers/upstream-failure.ts';
-import { describeNeeds, planRoute, type RoutePlan } from './router.ts';
+import { describeNeeds, planRoute, type RoutePlan, requestFor } from './router.ts';
 import { callerErrorOf, isRetryable, retryAfterHeaders } from './upstream-errors.ts';
 
 export interface DispatchDeps {
@@ -79,7 +79,7 @@ export function createDispatcher(deps: DispatchDeps): Dispatcher {
       }
       const provider = providers.get(model.provider);
       if (!provider) throw new Error(`no provider ${model.provider} for ${model.id}`);
-      const outcome = await run(provider, { request, model, signal });
+      const outcome = await run(provider, { request: requestFor(request, model), model, signal });
       if (outcome.ok) {
         breaker.succeeded(model.provider);
         return {
@@ -217,8 +217,13 @@ function routeHeaders(plan: RoutePlan, model: ModelConfig, passedOver: readonly 
 
 function explain(plan: RoutePlan, passedOver: readonly string[], chosen?: ModelConfig) {
   if (!plan.router) return { 'x-mnemo-route': 'requested by name' };
+  const which = !plan.needs.reasoning
+    ? 'first'
+    : chosen?.reasoning
+      ? 'first reasoning model'
+      : 'no reasoning model answered; first other model, without reasoning_effort,';
   const choice = chosen
-    ? `${chosen.id}: first in the router's order that can serve it and answered (${describeNeeds(plan.needs)})`
+    ? `${chosen.id}: ${which} in the router's order that can serve it and answered (${describeNeeds(plan.needs)})`
     : `none answered (${describeNeeds(plan.needs)})`;
   const rest = passedOver.length > 0 ? `; passed over ${passedOver.join('; ')}` : '';
   return { 'x-mnemo-route': `${choice}${rest}` };

@@ -116,6 +116,7 @@ describe('the file of docs/design.md §4', () => {
         vision: true,
         tools: true,
         jsonOutput: false,
+        reasoning: false,
         contextWindow: 1047576,
         price: { input: 2, output: 8 },
       },
@@ -127,8 +128,24 @@ describe('the file of docs/design.md §4', () => {
     const config = validConfig();
     const { router: _router, ...withoutRouter } = config;
     const catalog = fromFile(withoutRouter);
-    expect(catalog.models[1]).toMatchObject({ vision: false, tools: false, jsonOutput: false });
+    expect(catalog.models[1]).toMatchObject({
+      vision: false,
+      tools: false,
+      jsonOutput: false,
+      reasoning: false,
+    });
     expect(catalog.router).toEqual({ id: 'auto', order: ['openai/gpt-4.1', 'local/llama3.1'] });
+  });
+
+  test('a reasoning model says so; reasoning must be a boolean', () => {
+    const config = validConfig();
+    Object.assign(config.models[0] as object, { reasoning: true });
+    expect(fromFile(config).models.map((model) => [model.id, model.reasoning])).toEqual([
+      ['openai/gpt-4.1', true],
+      ['local/llama3.1', false],
+    ]);
+    Object.assign(config.models[0] as object, { reasoning: 'yes' });
+    expect(() => fromFile(config)).toThrow(/reasoning/);
   });
 
   test('keeps the router the file gives, and ids whose name holds a slash', () => {
@@ -159,6 +176,7 @@ describe('the file of docs/design.md §4', () => {
       vision: false,
       tools: false,
       jsonOutput: false,
+      reasoning: false,
       contextWindow: 131072,
       price: undefined,
     });

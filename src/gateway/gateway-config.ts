@@ -32,6 +32,7 @@ const ModelEntry = Type.Object(
     vision: Type.Optional(Type.Boolean()),
     tools: Type.Optional(Type.Boolean()),
     jsonOutput: Type.Optional(Type.Boolean()),
+    reasoning: Type.Optional(Type.Boolean()),
     contextWindow: Type.Integer({ minimum: 1 }),
     // None for a model whose calls cost nothing known (a self-hosted server): its usage is
     // recorded with an unknown cost, never a made-up $0.
@@ -149,6 +150,7 @@ function catalogFromFile(
         vision: entry.vision ?? false,
         tools: entry.tools ?? false,
         jsonOutput: entry.jsonOutput ?? false,
+        reasoning: entry.reasoning ?? false,
         contextWindow: entry.contextWindow,
         price:
           entry.price && Object.freeze({ input: entry.price.input, output: entry.price.output }),

@@ -16,6 +16,11 @@ import {
   unknownUrl,
 } from './openai-errors.ts';
 import { registerResponsesRoutes } from './responses/responses.routes.ts';
+import {
+  DEFAULT_WS_IDLE_MS,
+  registerResponsesWebSocket,
+} from './responses/responses.websocket.routes.ts';
+import type { Sealer } from './sealing.ts';
 import { unknownModel } from './setup-guidance.ts';
 
 export interface GatewayRoutesDeps {
@@ -25,6 +30,10 @@ export interface GatewayRoutesDeps {
   readonly dispatcher: Dispatcher;
   readonly authenticateApiKey: ApiKeyAuthenticator;
   readonly usage: UsageRecorder;
+  /** Seals what clients carry back unread: reasoning, compactions (sealing.ts). */
+  readonly sealer: Sealer;
+  /** How long a `/v1/responses` WebSocket may sit idle; DEFAULT_WS_IDLE_MS when not given. */
+  readonly websocketIdleMs?: number;
 }
 
 declare module 'fastify' {
@@ -80,7 +89,13 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
 
       const usage = createCallUsage(deps.usage, app.log);
       registerChatRoutes(app, { dispatcher, usage });
-      registerResponsesRoutes(app, { dispatcher, usage });
+      registerResponsesRoutes(app, { dispatcher, usage, sealer: deps.sealer });
+      registerResponsesWebSocket(app, {
+        dispatcher,
+        usage,
+        sealer: deps.sealer,
+        idleTimeoutMs: deps.websocketIdleMs ?? DEFAULT_WS_IDLE_MS,
+      });
 
       const models = () => [
         ...catalog.models.map((model) => ({

@@ -5,7 +5,7 @@
  * translated to and from them too. Imports no vendor: providers import this file, never back.
  */
 import type { ModelConfig, ProviderConfig } from './catalog.ts';
-import type { ChatRequest, ToolCall } from './chat.schemas.ts';
+import type { ChatRequest, ReasoningDetail, ToolCall } from './chat.schemas.ts';
 import type { OpenAiError } from './openai-errors.ts';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
@@ -23,6 +23,14 @@ export interface ChatCompletionMessage {
   content: string | null;
   refusal: string | null;
   tool_calls?: ToolCall[];
+  /**
+   * A reasoning model's reasoning, as text (the thinking or its summary, as the provider gives
+   * it); absent when it gave none. The chat interface also sends it as `reasoning_content`, the
+   * spelling several SDKs read.
+   */
+  reasoning?: string;
+  /** The same reasoning as pieces the client sends back (ReasoningDetail). */
+  reasoning_details?: ReasoningDetail[];
 }
 
 /** `chat.completion`, with `usage` always present. */
@@ -60,6 +68,13 @@ export interface ChatDelta {
   content?: string | null;
   refusal?: string | null;
   tool_calls?: ToolCallDelta[];
+  /** The next piece of the reasoning's text; it comes before the answer's content. */
+  reasoning?: string;
+  /**
+   * Reasoning pieces (ReasoningDetail), each whole in one delta or, for a text piece, its text
+   * in several deltas of the same `index` with the signature in the last; accumulated by index.
+   */
+  reasoning_details?: ReasoningDetail[];
 }
 
 /**

@@ -13,6 +13,8 @@ export interface Needs {
   readonly tokens: number;
   /** Choices asked for (`n`). */
   readonly choices: number;
+  /** `reasoning_effort` set, and not `none`: the client asked the model to reason. */
+  readonly reasoning: boolean;
 }
 
 /** The models to try, in order, and why: what the `x-mnemo-route` header explains. */
@@ -36,9 +38,26 @@ export function needsOf(request: ChatRequest): Needs {
     tools: (request.tools?.length ?? 0) > 0,
     jsonOutput: format === 'json_object' || format === 'json_schema',
     choices: request.n ?? 1,
+    reasoning: wantsReasoning(request),
     tokens:
       estimatePromptTokens(request) + (request.max_completion_tokens ?? request.max_tokens ?? 0),
   };
+}
+
+const wantsReasoning = (request: ChatRequest) =>
+  request.reasoning_effort !== undefined &&
+  request.reasoning_effort !== null &&
+  request.reasoning_effort !== 'none';
+
+/**
+ * The request as `model` takes it: a model that does not reason gets no `reasoning_effort`
+ * (OpenAI's API refuses it, even `none`, on such a model). Only the router sends a request
+ * asking for reasoning to such a model, when no reasoning model of its order answered.
+ */
+export function requestFor(request: ChatRequest, model: ModelConfig): ChatRequest {
+  if (model.reasoning || request.reasoning_effort === undefined) return request;
+  const { reasoning_effort: _dropped, ...rest } = request;
+  return rest as ChatRequest;
 }
 
 /** Provider kinds whose API has no `n`: one choice per call. */
@@ -90,6 +109,13 @@ export function planRoute(request: ChatRequest, catalog: Catalog): RoutePlan | G
     if (why) leftOut.push(`${model.id}: ${why}`);
     else candidates.push(model);
   }
+  if (needs.reasoning) {
+    // Reasoning asked of the router: its reasoning models first, each in the operator's order,
+    // then the others without `reasoning_effort`. A client naming `auto` cannot know which
+    // models reason: an answer without reasoning serves it better than OpenAI's 400, which
+    // stays for a model named directly.
+    candidates.sort((a, b) => Number(b.reasoning) - Number(a.reasoning));
+  }
   if (candidates.length === 0) {
     return invalidRequest(
       `No model of the router \`${catalog.router.id}\` can serve this request (${describeNeeds(needs)}): ${leftOut.join('; ') || noModels(catalog)}.`,
@@ -102,6 +128,15 @@ export function planRoute(request: ChatRequest, catalog: Catalog): RoutePlan | G
 
 /** A model named directly must take what the request sends it; OpenAI says so with a 400. */
 function unmetCapability(model: ModelConfig, needs: Needs): GatewayError | undefined {
+  if (needs.reasoning && !model.reasoning) {
+    // OpenAI's own answer to `reasoning_effort` on a model that does not reason, word for word;
+    // `/v1/responses` gets it too, its `reasoning.effort` being translated to this parameter.
+    return invalidRequest(
+      "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+      'unsupported_parameter',
+      'reasoning_effort',
+    );
+  }
   if (needs.vision && !model.vision) {
     return invalidRequest(
       `The model \`${model.id}\` does not take images; send text only, or choose a model with vision.`,
@@ -138,6 +173,7 @@ export function describeNeeds(needs: Needs): string {
     needs.vision && 'images',
     needs.tools && 'tools',
     needs.jsonOutput && 'JSON output',
+    needs.reasoning && 'reasoning',
     `~${needs.tokens} tokens`,
   ].filter(Boolean);
   return `needs ${wanted.join(', ')}`;

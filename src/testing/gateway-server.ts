@@ -28,6 +28,8 @@ export interface GatewayServer {
    * of them (usage is written just after the answer went out), or after about two seconds.
    */
   calls(until?: (calls: readonly RecordedCall[]) => boolean): Promise<RecordedCall[]>;
+  /** `GET /api/v1/usage/export.csv` of the organization, as it is now: the whole text. */
+  usageCsv(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,8 @@ export interface UsageRow {
   readonly requests: number;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Of the completion tokens, those reasoning models spent thinking. */
+  readonly reasoningTokens: number;
   readonly totalTokens: number;
   /** Null when no call of the group has a known cost. */
   readonly costUsd: number | null;
@@ -93,6 +97,11 @@ export async function startGatewayServer(
   };
   const usage = async (groupBy: 'day' | 'model' | 'key' = 'model') =>
     (await usageReport(groupBy)).groups;
+  const usageCsv = async () => {
+    const response = await fetch(`${server.url}/api/v1/usage/export.csv`, { headers: platform });
+    if (response.status !== 200) throw new Error(`usage export: ${response.status}`);
+    return response.text();
+  };
 
   return {
     server,
@@ -101,13 +110,10 @@ export async function startGatewayServer(
     orgId,
     usage,
     usageReport,
+    usageCsv,
     async calls(until = () => true) {
       for (let tries = 0; ; tries += 1) {
-        const response = await fetch(`${server.url}/api/v1/usage/export.csv`, {
-          headers: platform,
-        });
-        if (response.status !== 200) throw new Error(`usage export: ${response.status}`);
-        const calls = parseCalls(await response.text());
+        const calls = parseCalls(await usageCsv());
         if (until(calls) || tries >= 100) return calls;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }

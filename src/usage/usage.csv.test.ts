@@ -30,12 +30,13 @@ test('one line per call', () => {
       provider: 'openai',
       prompt_tokens: 10,
       completion_tokens: 5,
+      reasoning_tokens: 3,
       total_tokens: 15,
       cost_micro_usd: 123,
       latency_ms: 800,
       status: 200,
     }),
-  ).toBe('2026-11-01T09:30:00.250Z,u,k,"odd,""model""",openai,10,5,15,0.000123,800,200\r\n');
+  ).toBe('2026-11-01T09:30:00.250Z,u,k,"odd,""model""",openai,10,5,15,0.000123,800,200,3\r\n');
 });
 
 test('file names: a date at midnight UTC, else the instant without colons', () => {

@@ -13,6 +13,8 @@ export const USAGE_CSV_COLUMNS = [
   'cost_usd',
   'latency_ms',
   'status',
+  // Last, so the columns before it keep their places for readers of earlier exports.
+  'reasoning_tokens',
 ] as const;
 
 /**
@@ -48,6 +50,7 @@ export function usageCsvLine(row: UsageRecordRow): string {
     row.cost_micro_usd === null ? '' : microUsdDecimal(row.cost_micro_usd),
     String(row.latency_ms),
     String(row.status),
+    String(row.reasoning_tokens),
   ]);
 }
 

@@ -27,11 +27,13 @@ const call = (orgId: string, extra: Partial<UsageCall> = {}): UsageCall => ({
 const rows = (orgId: string) =>
   t.database.db.selectFrom('usage_records').selectAll().where('org_id', '=', orgId).execute();
 
-test('one row per call, total tokens defaulting to prompt + completion', async () => {
+test('one row per call, total tokens defaulting to prompt + completion, reasoning tokens to 0', async () => {
   const orgId = await t.fixtures.org();
   const before = Date.now();
   await recorder.record(call(orgId));
-  await recorder.record(call(orgId, { at: 1_800_000_000_000, totalTokens: 1600, status: 502 }));
+  await recorder.record(
+    call(orgId, { at: 1_800_000_000_000, totalTokens: 1600, reasoningTokens: 120, status: 502 }),
+  );
   const all = await rows(orgId);
   const first = all.find((row) => row.status === 200);
   const second = all.find((row) => row.status === 502);
@@ -44,6 +46,7 @@ test('one row per call, total tokens defaulting to prompt + completion', async (
     provider: 'openai',
     prompt_tokens: 1200,
     completion_tokens: 300,
+    reasoning_tokens: 0,
     total_tokens: 1500,
     cost_micro_usd: 4800,
     latency_ms: 850,
@@ -51,12 +54,18 @@ test('one row per call, total tokens defaulting to prompt + completion', async (
   });
   expect(first?.at).toBeGreaterThanOrEqual(before);
   expect(first?.at).toBeLessThanOrEqual(Date.now());
-  expect(second).toMatchObject({ at: 1_800_000_000_000, total_tokens: 1600, status: 502 });
+  expect(second).toMatchObject({
+    at: 1_800_000_000_000,
+    total_tokens: 1600,
+    reasoning_tokens: 120,
+    status: 502,
+  });
   expect(first?.id).not.toBe(second?.id);
 });
 
 test.each<[string, Partial<UsageCall>]>([
   ['a negative count', { promptTokens: -1 }],
+  ['a fractional reasoning count', { reasoningTokens: 2.5 }],
   ['a fractional count', { completionTokens: 1.5 }],
   ['a fractional cost', { costMicroUsd: 0.25 }],
   ['a negative latency', { latencyMs: -3 }],

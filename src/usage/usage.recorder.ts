@@ -15,6 +15,8 @@ export interface UsageCall extends KeyHolder {
   readonly provider: string;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Of the completion tokens, those a reasoning model spent thinking. Default 0. */
+  readonly reasoningTokens?: number | undefined;
   /** Default: prompt + completion tokens. */
   readonly totalTokens?: number | undefined;
   /**
@@ -133,6 +135,7 @@ function rowOf(call: UsageCall): NewUsageRecordRow {
     provider: text(call.provider, 'provider'),
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
+    reasoning_tokens: count(call.reasoningTokens ?? 0, 'reasoningTokens'),
     total_tokens: count(call.totalTokens ?? promptTokens + completionTokens, 'totalTokens'),
     cost_micro_usd: call.costMicroUsd === null ? null : count(call.costMicroUsd, 'costMicroUsd'),
     latency_ms: count(call.latencyMs, 'latencyMs'),

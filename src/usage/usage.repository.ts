@@ -19,6 +19,8 @@ export interface UsageSums {
   readonly requests: number;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Of the completion tokens, those reasoning models spent thinking. */
+  readonly reasoningTokens: number;
   readonly totalTokens: number;
   /** The sum of the costs that are known: calls of a model without a price are not in it. */
   readonly costMicroUsd: number;
@@ -49,8 +51,14 @@ const GROUP_EXPRESSIONS: Record<UsageGrouping, RawBuilder<number | string>> = {
 
 // PostgreSQL's sum of bigint is numeric, which pg hands over as a string: back to bigint
 // (read as a number, database.ts). SQLite's sum of integers is an integer already.
-const total = (column: 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cost_micro_usd') =>
-  sql<number>`cast(sum(${sql.ref(column)}) as bigint)`;
+const total = (
+  column:
+    | 'prompt_tokens'
+    | 'completion_tokens'
+    | 'reasoning_tokens'
+    | 'total_tokens'
+    | 'cost_micro_usd',
+) => sql<number>`cast(sum(${sql.ref(column)}) as bigint)`;
 
 /**
  * The usage store's queries. Each read names whose calls it covers and a half-open time range,
@@ -89,6 +97,7 @@ export function createUsageRepository(db: Kysely<Tables>) {
           sql<number>`count(*)`.as('requests'),
           total('prompt_tokens').as('prompt_tokens'),
           total('completion_tokens').as('completion_tokens'),
+          total('reasoning_tokens').as('reasoning_tokens'),
           total('total_tokens').as('total_tokens'),
           total('cost_micro_usd').as('cost_micro_usd'),
           // count(column) counts the rows where it is not null: the calls with a known cost.
@@ -101,6 +110,7 @@ export function createUsageRepository(db: Kysely<Tables>) {
         requests: Number(row.requests),
         promptTokens: Number(row.prompt_tokens),
         completionTokens: Number(row.completion_tokens),
+        reasoningTokens: Number(row.reasoning_tokens),
         totalTokens: Number(row.total_tokens),
         // sum() of no known cost is null: nothing known adds up to 0 here, and the calls are
         // counted as unpriced.

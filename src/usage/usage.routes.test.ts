@@ -9,7 +9,7 @@ import { EXPORT_PAGE_SIZE } from './usage.service.ts';
 const USAGE = '/api/v1/usage';
 const EXPORT = '/api/v1/usage/export.csv';
 const HEADER =
-  'time,user_id,key_id,model,provider,prompt_tokens,completion_tokens,total_tokens,cost_usd,latency_ms,status\r\n';
+  'time,user_id,key_id,model,provider,prompt_tokens,completion_tokens,total_tokens,cost_usd,latency_ms,status,reasoning_tokens\r\n';
 
 let t: TestApp;
 let recorder: UsageRecorder;
@@ -170,6 +170,7 @@ describe('the report', () => {
         keyId: keyB,
         model: 'b/model',
         costMicroUsd: 1_000_000,
+        reasoningTokens: 12,
       },
       { at: at('2026-03-03T00:00:00.000Z'), keyId: keyA }, // exactly to
     ];
@@ -187,6 +188,7 @@ describe('the report', () => {
         requests: 3,
         promptTokens: 300,
         completionTokens: 60,
+        reasoningTokens: 12,
         totalTokens: 360,
         costUsd: 1.000003,
         unpricedRequests: 0,
@@ -197,6 +199,7 @@ describe('the report', () => {
           requests: 2,
           promptTokens: 200,
           completionTokens: 40,
+          reasoningTokens: 0,
           totalTokens: 240,
           costUsd: 0.000003,
           unpricedRequests: 0,
@@ -206,6 +209,7 @@ describe('the report', () => {
           requests: 1,
           promptTokens: 100,
           completionTokens: 20,
+          reasoningTokens: 12,
           totalTokens: 120,
           costUsd: 1,
           unpricedRequests: 0,
@@ -242,6 +246,7 @@ describe('the report', () => {
         requests: 0,
         promptTokens: 0,
         completionTokens: 0,
+        reasoningTokens: 0,
         totalTokens: 0,
         costUsd: 0,
         unpricedRequests: 0,
@@ -324,6 +329,7 @@ describe('calls of unknown cost (a model without a price)', () => {
         requests: 4,
         promptTokens: 350,
         completionTokens: 65,
+        reasoningTokens: 0,
         totalTokens: 415,
         costUsd: 0.0048,
         unpricedRequests: 3,
@@ -334,6 +340,7 @@ describe('calls of unknown cost (a model without a price)', () => {
           requests: 2,
           promptTokens: 150,
           completionTokens: 25,
+          reasoningTokens: 0,
           totalTokens: 175,
           costUsd: 0.0048,
           unpricedRequests: 1,
@@ -343,6 +350,7 @@ describe('calls of unknown cost (a model without a price)', () => {
           requests: 2,
           promptTokens: 200,
           completionTokens: 40,
+          reasoningTokens: 0,
           totalTokens: 240,
           costUsd: null,
           unpricedRequests: 2,
@@ -358,8 +366,8 @@ describe('calls of unknown cost (a model without a price)', () => {
     const res = await get(who, `${EXPORT}?from=2026-03-01&to=2026-03-02`);
     expect(res.body).toBe(
       HEADER +
-        `2026-03-01T08:00:00.000Z,${userId},${keyId},openai/gpt-4.1,openai,100,20,120,0.004800,500,200\r\n` +
-        `2026-03-01T09:00:00.000Z,${userId},${keyId},local/llama3.1,local,50,5,55,,500,200\r\n`,
+        `2026-03-01T08:00:00.000Z,${userId},${keyId},openai/gpt-4.1,openai,100,20,120,0.004800,500,200,0\r\n` +
+        `2026-03-01T09:00:00.000Z,${userId},${keyId},local/llama3.1,local,50,5,55,,500,200,0\r\n`,
     );
   });
 });
@@ -380,6 +388,7 @@ describe('the CSV export', () => {
         costMicroUsd: 4800,
         latencyMs: 1234,
         status: 502,
+        reasoningTokens: 2,
       }),
     );
     await recorder.record(
@@ -398,8 +407,8 @@ describe('the CSV export', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toBe(
       HEADER +
-        `2026-03-01T09:00:00.000Z,${owner.id},${keyId},openai/gpt-4.1,openai,100,20,125,0.000360,500,200\r\n` +
-        `2026-03-01T10:00:00.250Z,${owner.id},${keyId},"odd,""model""",simulated,7,3,10,0.004800,1234,502\r\n`,
+        `2026-03-01T09:00:00.000Z,${owner.id},${keyId},openai/gpt-4.1,openai,100,20,125,0.000360,500,200,0\r\n` +
+        `2026-03-01T10:00:00.250Z,${owner.id},${keyId},"odd,""model""",simulated,7,3,10,0.004800,1234,502,2\r\n`,
     );
   });
 

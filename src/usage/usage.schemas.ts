@@ -35,6 +35,11 @@ const figures = {
   requests: Type.Integer({ minimum: 0, description: 'Calls of the chat interface' }),
   promptTokens: Type.Integer({ minimum: 0 }),
   completionTokens: Type.Integer({ minimum: 0 }),
+  reasoningTokens: Type.Integer({
+    minimum: 0,
+    description:
+      'Of completionTokens, the tokens reasoning models spent thinking, as their providers reported them',
+  }),
   totalTokens: Type.Integer({ minimum: 0 }),
   costUsd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
     description:
@@ -77,7 +82,7 @@ export type UsageReport = Static<typeof UsageReport>;
 
 export const UsageCsv = {
   description:
-    'One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status',
+    'One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status, reasoning_tokens (of completion_tokens, the tokens a reasoning model spent thinking)',
   headers: {
     'content-disposition': {
       type: 'string',

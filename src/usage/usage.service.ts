@@ -71,6 +71,7 @@ function addUp(groups: readonly UsageGroupSums[]): UsageSums {
     requests: 0,
     promptTokens: 0,
     completionTokens: 0,
+    reasoningTokens: 0,
     totalTokens: 0,
     costMicroUsd: 0,
     unpricedRequests: 0,
@@ -79,6 +80,7 @@ function addUp(groups: readonly UsageGroupSums[]): UsageSums {
     sums.requests += group.requests;
     sums.promptTokens += group.promptTokens;
     sums.completionTokens += group.completionTokens;
+    sums.reasoningTokens += group.reasoningTokens;
     sums.totalTokens += group.totalTokens;
     sums.costMicroUsd += group.costMicroUsd;
     sums.unpricedRequests += group.unpricedRequests;
@@ -97,6 +99,7 @@ function figures(sums: UsageSums) {
     requests: sums.requests,
     promptTokens: sums.promptTokens,
     completionTokens: sums.completionTokens,
+    reasoningTokens: sums.reasoningTokens,
     totalTokens: sums.totalTokens,
     costUsd: noneKnown ? null : sums.costMicroUsd / 1_000_000,
     unpricedRequests: sums.unpricedRequests,

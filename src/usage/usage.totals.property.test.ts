@@ -38,6 +38,7 @@ interface Figures {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  reasoningTokens: number;
   totalTokens: number;
   /** The known costs' sum. */
   costMicroUsd: number;
@@ -69,6 +70,8 @@ const world = fc
           ),
           promptTokens: fc.nat(200_000),
           completionTokens: fc.nat(50_000),
+          // Of the completion tokens: a reasoning model's thinking.
+          reasoningShare: fc.double({ min: 0, max: 1, noNaN: true }),
           extraTokens: fc.option(fc.nat(1000), { nil: undefined }),
           // null: a model without a price, whose cost is not known.
           costMicroUsd: fc.option(fc.nat(5_000_000), { nil: null, freq: 4 }),
@@ -91,6 +94,7 @@ test('usage totals equal the sum of recorded calls for each grouping', async () 
         provider: c.model.split('/')[0] ?? 'p',
         promptTokens: c.promptTokens,
         completionTokens: c.completionTokens,
+        reasoningTokens: Math.floor(c.completionTokens * c.reasoningShare),
         totalTokens:
           c.extraTokens === undefined
             ? undefined
@@ -158,6 +162,7 @@ test('usage totals equal the sum of recorded calls for each grouping', async () 
             'requests',
             'promptTokens',
             'completionTokens',
+            'reasoningTokens',
             'totalTokens',
             'unpricedRequests',
           ] as const) {
@@ -175,6 +180,7 @@ function zero(): Figures {
     requests: 0,
     promptTokens: 0,
     completionTokens: 0,
+    reasoningTokens: 0,
     totalTokens: 0,
     costMicroUsd: 0,
     unpricedRequests: 0,
@@ -186,6 +192,7 @@ function add(
   call: {
     promptTokens: number;
     completionTokens: number;
+    reasoningTokens: number;
     totalTokens: number | undefined;
     costMicroUsd: number | null;
   },
@@ -193,6 +200,7 @@ function add(
   sums.requests += 1;
   sums.promptTokens += call.promptTokens;
   sums.completionTokens += call.completionTokens;
+  sums.reasoningTokens += call.reasoningTokens;
   sums.totalTokens += call.totalTokens ?? call.promptTokens + call.completionTokens;
   if (call.costMicroUsd === null) sums.unpricedRequests += 1;
   else sums.costMicroUsd += call.costMicroUsd;

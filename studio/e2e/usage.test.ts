@@ -226,7 +226,7 @@ test('Export CSV downloads the calls of the range with the access token', async 
   const { readFile } = await import('node:fs/promises');
   const lines = (await readFile(path, 'utf8')).split('\r\n');
   expect(lines[0]).toBe(
-    'time,user_id,key_id,model,provider,prompt_tokens,completion_tokens,total_tokens,cost_usd,latency_ms,status',
+    'time,user_id,key_id,model,provider,prompt_tokens,completion_tokens,total_tokens,cost_usd,latency_ms,status,reasoning_tokens',
   );
   // Oldest first; the two calls of today share their time, in the order they were recorded.
   expect(lines.slice(1).map((line) => line.split(',').slice(1, 9).join(','))).toEqual([

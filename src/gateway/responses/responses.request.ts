@@ -4,10 +4,12 @@ import type {
   ChatRequest,
   ToolChoice as ChatToolChoice,
   ImagePart,
+  ReasoningDetail,
   ResponseFormat,
   TextPart,
 } from '../chat.schemas.ts';
 import { GatewayError, invalidRequest } from '../openai-errors.ts';
+import type { Sealer } from '../sealing.ts';
 import {
   type ContentPart,
   type FunctionCallItem,
@@ -18,6 +20,7 @@ import {
   isSupportedItem,
   isSupportedPart,
   type MessageItem,
+  type ReasoningItem,
   type ResponsesRequest,
   type SupportedPart,
   type TextFormat,
@@ -26,18 +29,25 @@ import {
 /**
  * A Responses request as the chat request every provider is served through: `instructions`
  * becomes a leading system message, `function_call` items an assistant message's tool calls,
- * `function_call_output` items tool messages, `text.format` the `response_format`. What needs
- * stored state, files or built-in tools is a 400 that says so.
+ * `function_call_output` items tool messages, `reasoning` items the reasoning of the assistant
+ * turn they belong to (their `encrypted_content` opened with `sealer`), `text.format` the
+ * `response_format`, `reasoning.effort` the `reasoning_effort`. What needs stored state, files
+ * or built-in tools is a 400 that says so, as is an `encrypted_content` this server did not seal.
  *
  * @example
- * const chat = toChatRequest({ model: 'openai/gpt-4.1', input: 'Hello', instructions: 'Be brief.' });
+ * const chat = await toChatRequest({ model: 'openai/gpt-4.1', input: 'Hello', instructions: 'Be brief.' }, sealer);
  * // { model: 'openai/gpt-4.1', messages: [{ role: 'system', content: 'Be brief.' },
  * //                                       { role: 'user', content: 'Hello' }] }
  */
-export function toChatRequest(body: ResponsesRequest): ChatRequest | GatewayError {
+export async function toChatRequest(
+  body: ResponsesRequest,
+  sealer: Sealer,
+): Promise<ChatRequest | GatewayError> {
   const refused = refuseStatefulFeatures(body);
   if (refused) return refused;
-  const messages = toMessages(body);
+  const reasoning = await openReasoning(body, sealer);
+  if (reasoning instanceof GatewayError) return reasoning;
+  const messages = toMessages(body, reasoning);
   if (messages instanceof GatewayError) return messages;
   const tools = toTools(body.tools ?? []);
   if (tools instanceof GatewayError) return tools;
@@ -56,8 +66,50 @@ export function toChatRequest(body: ResponsesRequest): ChatRequest | GatewayErro
       temperature: body.temperature,
       top_p: body.top_p,
       user: body.user,
+      reasoning_effort: body.reasoning?.effort,
+      // OpenAI's chat parameters of the same names: OpenAI-compatible providers get them.
+      presence_penalty: body.presence_penalty,
+      frequency_penalty: body.frequency_penalty,
+      safety_identifier: body.safety_identifier,
+      prompt_cache_key: body.prompt_cache_key,
+      prompt_cache_retention: body.prompt_cache_retention,
     }),
   };
+}
+
+/** A reasoning item's text and, opened, its sealed pieces. */
+interface OpenedReasoning {
+  readonly text: string;
+  readonly details: readonly ReasoningDetail[];
+}
+
+/**
+ * The reasoning items of `input`, by their index, opened. A token this server did not seal
+ * for reasoning (edited, from OpenAI itself, from another mnemo) is refused as OpenAI refuses
+ * one it cannot verify: sending the conversation on without it would lose the provider's
+ * signatures silently.
+ */
+async function openReasoning(
+  body: ResponsesRequest,
+  sealer: Sealer,
+): Promise<Map<number, OpenedReasoning> | GatewayError> {
+  const opened = new Map<number, OpenedReasoning>();
+  if (typeof body.input === 'string') return opened;
+  for (const [index, item] of body.input.entries()) {
+    if (item.type !== 'reasoning') continue;
+    const { id, content, encrypted_content: token } = item as ReasoningItem;
+    const details = token == null ? [] : await sealer.open('reasoning', token);
+    if (!Array.isArray(details)) {
+      return invalidRequest(
+        `The encrypted content for item ${id ?? `input[${index}]`} could not be verified. Reason: Encrypted content could not be decrypted or parsed.`,
+        'invalid_encrypted_content',
+        `input[${index}].encrypted_content`,
+      );
+    }
+    const text = (content ?? []).map((part) => part.text).join('');
+    opened.set(index, { text, details: details as ReasoningDetail[] });
+  }
+  return opened;
 }
 
 /** What needs state kept between calls, which this server does not keep. */
@@ -82,7 +134,10 @@ function refuseStatefulFeatures(body: ResponsesRequest): GatewayError | undefine
   return undefined;
 }
 
-function toMessages(body: ResponsesRequest): ChatMessage[] | GatewayError {
+function toMessages(
+  body: ResponsesRequest,
+  reasoning: ReadonlyMap<number, OpenedReasoning>,
+): ChatMessage[] | GatewayError {
   const messages: ChatMessage[] = [];
   if (body.instructions) messages.push({ role: 'system', content: body.instructions });
   if (typeof body.input === 'string') {
@@ -91,17 +146,24 @@ function toMessages(body: ResponsesRequest): ChatMessage[] | GatewayError {
   }
   const fromInstructions = messages.length;
   const called = new Set<string>();
+  /** Reasoning read but not yet given to an assistant turn. */
+  let pending: OpenedReasoning[] = [];
   for (const [index, item] of body.input.entries()) {
     const param = `input[${index}]`;
     if (!isSupportedItem(item)) {
-      // Reasoning items carry a model's hidden state between its own turns; no chat provider
-      // takes them back, and leaving them out loses nothing the conversation shows.
-      if (item.type === 'reasoning') continue;
       return invalidRequest(
-        `Input items of type '${item.type}' are not supported by this server; send messages, function_call and function_call_output items.`,
+        `Input items of type '${item.type}' are not supported by this server; send messages, function_call, function_call_output and reasoning items.`,
         'unsupported_value',
         `${param}.type`,
       );
+    }
+    if (item.type === 'reasoning') {
+      const opened = reasoning.get(index);
+      if (opened) pending.push(opened);
+      // Reasoning that came after the turn's message or calls (pieces the provider gave last)
+      // belongs to that turn, which is still the last message.
+      if (messages.at(-1)?.role === 'assistant') pending = attachReasoning(messages, pending);
+      continue;
     }
     const problem =
       item.type === 'function_call'
@@ -110,6 +172,7 @@ function toMessages(body: ResponsesRequest): ChatMessage[] | GatewayError {
           ? addToolOutput(messages, item, param, called)
           : addMessage(messages, item, param);
     if (problem) return problem;
+    if (messages.at(-1)?.role === 'assistant') pending = attachReasoning(messages, pending);
   }
   if (messages.length === fromInstructions) {
     return invalidRequest(
@@ -119,6 +182,23 @@ function toMessages(body: ResponsesRequest): ChatMessage[] | GatewayError {
     );
   }
   return messages;
+}
+
+/**
+ * Gives `pending` reasoning to the last message, an assistant turn: its text as `reasoning`
+ * and its pieces as `reasoning_details`, after any it has. Returns what is left pending: none.
+ */
+function attachReasoning(messages: ChatMessage[], pending: OpenedReasoning[]): OpenedReasoning[] {
+  const turn = messages.at(-1);
+  if (pending.length === 0 || turn?.role !== 'assistant') return pending;
+  const text = [turn.reasoning, ...pending.map((opened) => opened.text)].filter(Boolean);
+  const details = [
+    ...(turn.reasoning_details ?? []),
+    ...pending.flatMap((opened) => opened.details),
+  ];
+  if (text.length > 0) turn.reasoning = text.join('\n\n');
+  if (details.length > 0) turn.reasoning_details = details;
+  return [];
 }
 
 /** A call joins the assistant turn just before it, so parallel calls stay one turn. */

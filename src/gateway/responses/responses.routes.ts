@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Compile } from 'typebox/compile';
-import { type CallUsage, tallyStream } from '../call-usage.ts';
+import type { CallUsage } from '../call-usage.ts';
 import { abortWhenGone } from '../caller-connection.ts';
 import type { ModelConfig } from '../catalog.ts';
 import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
@@ -8,18 +8,23 @@ import { checkBody } from '../chat.validation.ts';
 import type { Dispatcher } from '../dispatch.ts';
 import { GatewayError } from '../openai-errors.ts';
 import type { ChatUsage } from '../provider.ts';
+import type { Sealer } from '../sealing.ts';
 import { openEventStream } from '../sse.ts';
+import { registerCompactRoute } from './responses.compact.routes.ts';
+import { expandCompactions } from './responses.compact.ts';
+import { inResponsesTerms } from './responses.errors.ts';
 import { newResponseIds, toResponse } from './responses.mapping.ts';
 import { toChatRequest } from './responses.request.ts';
+import { startStreamedResponse } from './responses.run.ts';
 import { ResponsesRequest } from './responses.schemas.ts';
 import { formatResponseEvent } from './responses.sse.ts';
-import { toResponseEvents } from './responses.stream.ts';
 
 const checkRequest = Compile(ResponsesRequest);
 
 export interface ResponsesRoutesDeps {
   readonly dispatcher: Dispatcher;
   readonly usage: CallUsage;
+  readonly sealer: Sealer;
 }
 
 /**
@@ -38,7 +43,10 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
       const startedAt = Date.now();
       const body = checkBody(checkRequest, request.body);
       if (body instanceof GatewayError) throw body;
-      const chat = toChatRequest(body);
+      // Compaction items carried back become the summaries they seal (responses.compact.ts).
+      const expanded = await expandCompactions(body, deps.sealer);
+      if (expanded instanceof GatewayError) throw expanded;
+      const chat = await toChatRequest(expanded, deps.sealer);
       if (chat instanceof GatewayError) throw chat;
       const ids = newResponseIds();
       const caller = request.keyHolder;
@@ -47,39 +55,28 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
         usage.finished({ caller, model, usage: reported, status, startedAt });
 
       if (body.stream === true) {
-        const dispatched = await dispatcher.stream(chat, signal);
-        if (!dispatched.ok) {
-          finished(dispatched.model, signal.aborted ? 499 : dispatched.error.status);
-          throw dispatched.error;
-        }
-        const tally = tallyStream(dispatched.value, chat);
-        const events = openEventStream(reply, dispatched.headers);
-        let status = 200;
-        try {
-          for await (const event of toResponseEvents(tally.chunks, body, ids)) {
-            if (event.type === 'response.failed') status = 502;
-            if (!(await events.send(formatResponseEvent(event)))) {
-              status = 499;
-              break;
-            }
-          }
-        } catch (error) {
-          // The failure events are out already; what broke is for the log.
-          request.log.error({ err: error }, 'a streamed response failed');
-          status = 502;
-        }
+        const started = await startStreamedResponse(
+          { dispatcher, usage, log: request.log, sealer: deps.sealer },
+          { body, chat, ids, caller, startedAt, signal },
+        );
+        if (started instanceof GatewayError) throw started;
+        const events = openEventStream(reply, started.headers);
+        await started.run((event) => events.send(formatResponseEvent(event)));
         events.end();
-        finished(dispatched.model, status, tally.usage());
         return reply;
       }
 
       const dispatched = await dispatcher.complete(chat, signal);
       if (!dispatched.ok) {
         finished(dispatched.model, signal.aborted ? 499 : dispatched.error.status);
-        throw dispatched.error;
+        throw inResponsesTerms(dispatched.error);
       }
       finished(dispatched.model, 200, dispatched.value.usage);
-      return reply.headers(dispatched.headers).send(toResponse(dispatched.value, body, ids));
+      return reply
+        .headers(dispatched.headers)
+        .send(await toResponse(dispatched.value, body, ids, deps.sealer));
     },
   );
+
+  registerCompactRoute(app, deps);
 }

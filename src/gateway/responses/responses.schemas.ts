@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { nullable } from '../chat.schemas.ts';
+import { nullable, ReasoningEffort } from '../chat.schemas.ts';
 
 /**
  * The Responses API's shapes (`POST /v1/responses`): the request as OpenAI's API reference gives
@@ -85,12 +85,45 @@ export const FunctionCallOutputItem = Type.Object({
 });
 export type FunctionCallOutputItem = Static<typeof FunctionCallOutputItem>;
 
-const SUPPORTED_ITEMS = ['message', 'function_call', 'function_call_output'] as const;
-/** `reasoning`, `item_reference`, built-in tool calls, …: ignored or refused by the mapping. */
+export const SummaryText = Type.Object({ type: Type.Literal('summary_text'), text: Type.String() });
+export type SummaryText = Static<typeof SummaryText>;
+export const ReasoningText = Type.Object({
+  type: Type.Literal('reasoning_text'),
+  text: Type.String(),
+});
+export type ReasoningText = Static<typeof ReasoningText>;
+
+/**
+ * A reasoning item of an earlier response, sent back: `encrypted_content` is what this server
+ * sealed (the provider's reasoning pieces, signatures included); the texts are for reading.
+ */
+export const ReasoningItem = Type.Object({
+  type: Type.Literal('reasoning'),
+  id: nullable(Type.String()),
+  summary: Type.Array(SummaryText),
+  content: nullable(Type.Array(ReasoningText)),
+  encrypted_content: nullable(Type.String()),
+  status: nullable(
+    Type.Union([
+      Type.Literal('in_progress'),
+      Type.Literal('completed'),
+      Type.Literal('incomplete'),
+    ]),
+  ),
+});
+export type ReasoningItem = Static<typeof ReasoningItem>;
+
+const SUPPORTED_ITEMS = ['message', 'function_call', 'function_call_output', 'reasoning'] as const;
+/** `item_reference`, built-in tool calls, …: refused by the mapping. */
 export const UnsupportedItem = Type.Object({ type: typeOtherThan(...SUPPORTED_ITEMS) });
 export type UnsupportedItem = Static<typeof UnsupportedItem>;
 
-export const SupportedItem = Type.Union([MessageItem, FunctionCallItem, FunctionCallOutputItem]);
+export const SupportedItem = Type.Union([
+  MessageItem,
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  ReasoningItem,
+]);
 export type SupportedItem = Static<typeof SupportedItem>;
 export const InputItem = Type.Union([...SupportedItem.anyOf, UnsupportedItem]);
 export type InputItem = Static<typeof InputItem>;
@@ -153,6 +186,19 @@ export const TextFormat = Type.Union([
 ]);
 export type TextFormat = Static<typeof TextFormat>;
 
+export const Verbosity = Type.Union([
+  Type.Literal('low'),
+  Type.Literal('medium'),
+  Type.Literal('high'),
+]);
+export const ReasoningSummary = Type.Union([
+  Type.Literal('auto'),
+  Type.Literal('concise'),
+  Type.Literal('detailed'),
+]);
+export type ReasoningSummary = Static<typeof ReasoningSummary>;
+export const PromptCacheRetention = Type.Union([Type.Literal('in_memory'), Type.Literal('24h')]);
+
 /**
  * The body of `POST /v1/responses`; fields not named here are accepted and ignored.
  *
@@ -172,17 +218,39 @@ export const ResponsesRequest = Type.Object({
   max_output_tokens: nullable(Type.Integer({ minimum: 1 })),
   temperature: nullable(Type.Number({ minimum: 0, maximum: 2 })),
   top_p: nullable(Type.Number({ minimum: 0, maximum: 1 })),
+  presence_penalty: nullable(Type.Number({ minimum: -2, maximum: 2 })),
+  frequency_penalty: nullable(Type.Number({ minimum: -2, maximum: 2 })),
+  /** Echoed; no log probabilities are returned (`logprobs` is always empty). */
+  top_logprobs: nullable(Type.Integer({ minimum: 0, maximum: 20 })),
+  /** `effort` is the chat request's `reasoning_effort`; `summary` fills the reasoning item's. */
+  reasoning: nullable(
+    Type.Object({
+      effort: nullable(ReasoningEffort),
+      summary: nullable(ReasoningSummary),
+      /** The older name of `summary`. */
+      generate_summary: nullable(ReasoningSummary),
+    }),
+  ),
   text: nullable(
     Type.Object({
       format: nullable(TextFormat),
-      verbosity: nullable(
-        Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]),
-      ),
+      verbosity: nullable(Verbosity),
     }),
   ),
   stream: nullable(Type.Boolean()),
   metadata: nullable(Type.Record(Type.String(), Type.String())),
   user: nullable(Type.String()),
+  safety_identifier: nullable(Type.String()),
+  prompt_cache_key: nullable(Type.String()),
+  prompt_cache_retention: nullable(PromptCacheRetention),
+  /** Accepted and answered as `default`: the tier is the operator's choice, not the caller's. */
+  service_tier: nullable(Type.String()),
+  /** Limits built-in tool calls, which this server has none of: echoed. */
+  max_tool_calls: nullable(Type.Integer({ minimum: 1 })),
+  /** This server never truncates the input: the response says `disabled` either way. */
+  truncation: nullable(Type.Union([Type.Literal('auto'), Type.Literal('disabled')])),
+  /** Accepted; `encrypted_content` is in every reasoning item whether or not it is asked for. */
+  include: nullable(Type.Array(Type.String())),
   /** Accepted, as clients send it by habit; nothing is stored, and the response says so. */
   store: nullable(Type.Boolean()),
   /** The features below need stored state: the mapping refuses them. */
@@ -233,12 +301,32 @@ export const OutputFunctionCall = Type.Object({
 });
 export type OutputFunctionCall = Static<typeof OutputFunctionCall>;
 
-export const OutputItem = Type.Union([OutputMessage, OutputFunctionCall]);
+/**
+ * The model's reasoning, before the message it led to: its text as the provider gave it in
+ * `content`, the same text in `summary` when the request asked for one, and in
+ * `encrypted_content` the provider's reasoning pieces (signatures, redacted thinking) sealed by
+ * this server, for the client to send back with the next request.
+ */
+export const OutputReasoning = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('reasoning'),
+  status: ItemStatus,
+  summary: Type.Array(SummaryText),
+  content: Type.Array(ReasoningText),
+  encrypted_content: Type.Union([Type.String(), Type.Null()]),
+});
+export type OutputReasoning = Static<typeof OutputReasoning>;
+
+export const OutputItem = Type.Union([OutputReasoning, OutputMessage, OutputFunctionCall]);
 export type OutputItem = Static<typeof OutputItem>;
 
 export const ResponseUsage = Type.Object({
   input_tokens: Type.Integer(),
-  input_tokens_details: Type.Object({ cached_tokens: Type.Integer() }),
+  input_tokens_details: Type.Object({
+    cached_tokens: Type.Integer(),
+    /** Chat usage reports no cache writes: always 0. */
+    cache_write_tokens: Type.Integer(),
+  }),
   output_tokens: Type.Integer(),
   output_tokens_details: Type.Object({ reasoning_tokens: Type.Integer() }),
   total_tokens: Type.Integer(),
@@ -257,7 +345,12 @@ export const ResponseObject = Type.Object({
     Type.Literal('failed'),
   ]),
   background: Type.Literal(false),
+  /** Who pays for the call: the key holder's account, through the operator's provider keys. */
+  billing: Type.Object({ payer: Type.Literal('developer') }),
+  /** Set when the status is `completed`, null otherwise. */
+  completed_at: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  frequency_penalty: Type.Number(),
   incomplete_details: Type.Union([
     Type.Object({
       reason: Type.Union([Type.Literal('max_output_tokens'), Type.Literal('content_filter')]),
@@ -266,22 +359,25 @@ export const ResponseObject = Type.Object({
   ]),
   instructions: Type.Union([Type.String(), Type.Null()]),
   max_output_tokens: Type.Union([Type.Integer(), Type.Null()]),
-  max_tool_calls: Type.Null(),
+  max_tool_calls: Type.Union([Type.Integer(), Type.Null()]),
   /** The id of the model that answered, as the catalog names it. */
   model: Type.String(),
   output: Type.Array(OutputItem),
   parallel_tool_calls: Type.Boolean(),
+  presence_penalty: Type.Number(),
   previous_response_id: Type.Null(),
-  reasoning: Type.Object({ effort: Type.Null(), summary: Type.Null() }),
+  prompt_cache_key: Type.Union([Type.String(), Type.Null()]),
+  prompt_cache_retention: Type.Union([PromptCacheRetention, Type.Null()]),
+  reasoning: Type.Object({
+    effort: Type.Union([ReasoningEffort, Type.Null()]),
+    summary: Type.Union([ReasoningSummary, Type.Null()]),
+  }),
+  safety_identifier: Type.Union([Type.String(), Type.Null()]),
+  service_tier: Type.Literal('default'),
   /** Always false: this server keeps no responses, whatever the request asked. */
   store: Type.Literal(false),
-  temperature: Type.Union([Type.Number(), Type.Null()]),
-  text: Type.Object({
-    format: TextFormat,
-    verbosity: Type.Optional(
-      Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]),
-    ),
-  }),
+  temperature: Type.Number(),
+  text: Type.Object({ format: TextFormat, verbosity: Verbosity }),
   tool_choice: ToolChoice,
   tools: Type.Array(
     Type.Object({
@@ -289,10 +385,11 @@ export const ResponseObject = Type.Object({
       name: Type.String(),
       description: Type.Union([Type.String(), Type.Null()]),
       parameters: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
-      strict: Type.Union([Type.Boolean(), Type.Null()]),
+      strict: Type.Boolean(),
     }),
   ),
-  top_p: Type.Union([Type.Number(), Type.Null()]),
+  top_logprobs: Type.Integer(),
+  top_p: Type.Number(),
   truncation: Type.Literal('disabled'),
   usage: Type.Union([ResponseUsage, Type.Null()]),
   user: Type.Union([Type.String(), Type.Null()]),

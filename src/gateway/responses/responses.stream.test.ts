@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Scripted, startOpenAiSimulator } from '../../testing/simulators/openai-simulator.ts';
+import type { ReasoningDetail } from '../chat.schemas.ts';
 import {
   type ChatChunk,
   type ChatCompletion,
@@ -11,6 +13,7 @@ import {
   type FinishReason,
   UpstreamStreamError,
 } from '../provider.ts';
+import { createSealer } from '../sealing.ts';
 import { newResponseIds, type ResponseIds, toResponse } from './responses.mapping.ts';
 import type { ResponsesRequest } from './responses.schemas.ts';
 import { formatResponseEvent } from './responses.sse.ts';
@@ -59,24 +62,29 @@ async function* replay(chunks: readonly ChatChunk[], failure?: Error): AsyncGene
 }
 
 function countingIds(): ResponseIds {
-  const used = { msg: 0, fc: 0 };
+  const used = { msg: 0, fc: 0, rs: 0 };
   return {
     response: 'resp_1',
     createdAt: 1_750_000_000,
     item: (kind) => `${kind}_${++used[kind]}`,
+    now: () => 1_750_000_002,
   };
 }
+
+const sealer = createSealer(randomBytes(32));
 
 const body: ResponsesRequest = { model: 'openai/gpt-4.1', input: 'Hi', stream: true };
 
 async function events(
   chunks: readonly ChatChunk[],
   failure?: Error,
+  request: ResponsesRequest = body,
 ): Promise<{ events: ResponseStreamEvent[]; thrown: unknown }> {
   const seen: ResponseStreamEvent[] = [];
   let thrown: unknown;
   try {
-    for await (const event of toResponseEvents(replay(chunks, failure), body, countingIds())) {
+    const stream = toResponseEvents(replay(chunks, failure), request, countingIds(), sealer);
+    for await (const event of stream) {
       seen.push(event);
     }
   } catch (error) {
@@ -86,7 +94,7 @@ async function events(
 }
 
 /** The Response a whole completion would have given, as the final event must carry. */
-function wholeResponse(
+async function wholeResponse(
   message: ChatCompletion['choices'][number]['message'],
   finish: FinishReason,
 ) {
@@ -98,13 +106,14 @@ function wholeResponse(
     choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
     usage,
   };
-  return toResponse(completion, body, countingIds());
+  return toResponse(completion, body, countingIds(), sealer);
 }
 
-function inProgress() {
+async function inProgress() {
   return {
-    ...wholeResponse({ role: 'assistant', content: '', refusal: null }, 'stop'),
+    ...(await wholeResponse({ role: 'assistant', content: '', refusal: null }, 'stop')),
     status: 'in_progress',
+    completed_at: null,
     output: [],
     usage: null,
   };
@@ -122,8 +131,8 @@ describe('toResponseEvents', () => {
     const at = { item_id: 'msg_1', output_index: 0, content_index: 0 };
     const message = { id: 'msg_1', type: 'message', role: 'assistant' };
     expect(seen).toEqual([
-      { type: 'response.created', sequence_number: 0, response: inProgress() },
-      { type: 'response.in_progress', sequence_number: 1, response: inProgress() },
+      { type: 'response.created', sequence_number: 0, response: await inProgress() },
+      { type: 'response.in_progress', sequence_number: 1, response: await inProgress() },
       {
         type: 'response.output_item.added',
         sequence_number: 2,
@@ -167,7 +176,7 @@ describe('toResponseEvents', () => {
       {
         type: 'response.completed',
         sequence_number: 9,
-        response: wholeResponse(
+        response: await wholeResponse(
           { role: 'assistant', content: 'Hello there', refusal: null },
           'stop',
         ),
@@ -253,7 +262,7 @@ describe('toResponseEvents', () => {
       {
         type: 'response.completed',
         sequence_number: 11,
-        response: wholeResponse(
+        response: await wholeResponse(
           {
             role: 'assistant',
             content: null,
@@ -299,7 +308,7 @@ describe('toResponseEvents', () => {
     expect(seen.at(-1)).toEqual({
       type: 'response.completed',
       sequence_number: 12,
-      response: wholeResponse(
+      response: await wholeResponse(
         {
           role: 'assistant',
           content: 'Let me check.',
@@ -326,7 +335,10 @@ describe('toResponseEvents', () => {
     expect(seen.at(-1)).toEqual({
       type: 'response.incomplete',
       sequence_number: 8,
-      response: wholeResponse({ role: 'assistant', content: 'Once upon', refusal: null }, 'length'),
+      response: await wholeResponse(
+        { role: 'assistant', content: 'Once upon', refusal: null },
+        'length',
+      ),
     });
   });
 
@@ -356,7 +368,7 @@ describe('toResponseEvents', () => {
       },
     ]);
     expect(seen.at(-1)).toMatchObject({
-      response: wholeResponse(
+      response: await wholeResponse(
         { role: 'assistant', content: null, refusal: 'I cannot help.' },
         'stop',
       ),
@@ -379,7 +391,7 @@ describe('toResponseEvents', () => {
       'response.completed',
     ]);
     expect(seen.at(-1)).toMatchObject({
-      response: wholeResponse({ role: 'assistant', content: '', refusal: null }, 'stop'),
+      response: await wholeResponse({ role: 'assistant', content: '', refusal: null }, 'stop'),
     });
   });
 
@@ -404,7 +416,7 @@ describe('toResponseEvents', () => {
         type: 'response.failed',
         sequence_number: 6,
         response: {
-          ...inProgress(),
+          ...(await inProgress()),
           status: 'failed',
           error: { code: 'overloaded', message: 'The provider is overloaded.' },
           output: [
@@ -472,10 +484,269 @@ describe('toResponseEvents', () => {
         released = true;
       }
     }
-    for await (const event of toResponseEvents(source(), body, countingIds())) {
+    for await (const event of toResponseEvents(source(), body, countingIds(), sealer)) {
       if (event.type === 'response.output_text.delta') break;
     }
     expect(released).toBe(true);
+  });
+});
+
+describe('reasoning in the stream', () => {
+  const signed: ReasoningDetail[] = [
+    { type: 'reasoning.text', text: 'Think', signature: null, format: 'anthropic', index: 0 },
+    { type: 'reasoning.text', text: ' twice.', signature: 'sig-1', format: 'anthropic', index: 0 },
+  ];
+  const thinking: ChatChunk[] = [
+    chunk({
+      role: 'assistant',
+      reasoning: 'Think',
+      reasoning_details: [signed[0] as ReasoningDetail],
+    }),
+    chunk({ reasoning: ' twice.', reasoning_details: [signed[1] as ReasoningDetail] }),
+  ];
+  const merged: ReasoningDetail[] = [
+    {
+      type: 'reasoning.text',
+      text: 'Think twice.',
+      signature: 'sig-1',
+      format: 'anthropic',
+      index: 0,
+    },
+  ];
+  /** The sealed pieces of a reasoning item, opened. */
+  const opened = (item: unknown) =>
+    sealer.open('reasoning', (item as { encrypted_content: string }).encrypted_content);
+  const reasoningAt = { item_id: 'rs_1', output_index: 0 };
+
+  it('streams the text as reasoning_text, seals the pieces when the item closes, then the answer', async () => {
+    const { events: seen, thrown } = await events([
+      ...thinking,
+      ...textChunks('Done.'),
+      ...ending('stop'),
+    ]);
+    expect(thrown).toBeUndefined();
+    expect(seen.slice(2, 10)).toEqual([
+      {
+        type: 'response.output_item.added',
+        sequence_number: 2,
+        output_index: 0,
+        item: {
+          id: 'rs_1',
+          type: 'reasoning',
+          status: 'in_progress',
+          summary: [],
+          content: [],
+          encrypted_content: null,
+        },
+      },
+      {
+        type: 'response.content_part.added',
+        sequence_number: 3,
+        ...reasoningAt,
+        content_index: 0,
+        part: { type: 'reasoning_text', text: '' },
+      },
+      {
+        type: 'response.reasoning_text.delta',
+        sequence_number: 4,
+        ...reasoningAt,
+        content_index: 0,
+        delta: 'Think',
+      },
+      {
+        type: 'response.reasoning_text.delta',
+        sequence_number: 5,
+        ...reasoningAt,
+        content_index: 0,
+        delta: ' twice.',
+      },
+      {
+        type: 'response.reasoning_text.done',
+        sequence_number: 6,
+        ...reasoningAt,
+        content_index: 0,
+        text: 'Think twice.',
+      },
+      {
+        type: 'response.content_part.done',
+        sequence_number: 7,
+        ...reasoningAt,
+        content_index: 0,
+        part: { type: 'reasoning_text', text: 'Think twice.' },
+      },
+      {
+        type: 'response.output_item.done',
+        sequence_number: 8,
+        output_index: 0,
+        item: {
+          id: 'rs_1',
+          type: 'reasoning',
+          status: 'completed',
+          summary: [],
+          content: [{ type: 'reasoning_text', text: 'Think twice.' }],
+          encrypted_content: expect.any(String),
+        },
+      },
+      {
+        type: 'response.output_item.added',
+        sequence_number: 9,
+        output_index: 1,
+        item: {
+          id: 'msg_1',
+          type: 'message',
+          status: 'in_progress',
+          role: 'assistant',
+          content: [],
+        },
+      },
+    ]);
+    const done = seen[8] as { item: unknown };
+    // The text's pieces of one index are one piece, with the signature of the last.
+    expect(await opened(done.item)).toEqual(merged);
+    const last = seen.at(-1) as { type: string; response: { output: unknown[] } };
+    expect(last.type).toBe('response.completed');
+    // The final response is the whole answer's, but for the sealed token (sealed anew).
+    const whole = await wholeResponse(
+      {
+        role: 'assistant',
+        content: 'Done.',
+        refusal: null,
+        reasoning: 'Think twice.',
+        reasoning_details: merged,
+      },
+      'stop',
+    );
+    expect(last.response).toEqual({
+      ...whole,
+      output: [{ ...whole.output[0], encrypted_content: expect.any(String) }, whole.output[1]],
+    });
+  });
+
+  it('streams the text as the summary when one was asked for, then gives it as content', async () => {
+    const request = { ...body, reasoning: { effort: 'low' as const, summary: 'auto' as const } };
+    const { events: seen } = await events(
+      [...thinking, ...textChunks('Done.'), ...ending('stop')],
+      undefined,
+      request,
+    );
+    const summaryAt = { ...reasoningAt, summary_index: 0 };
+    const contentAt = { ...reasoningAt, content_index: 0 };
+    expect(seen.slice(3, 13).map(({ sequence_number: _, ...event }) => event)).toEqual([
+      {
+        type: 'response.reasoning_summary_part.added',
+        ...summaryAt,
+        part: { type: 'summary_text', text: '' },
+      },
+      { type: 'response.reasoning_summary_text.delta', ...summaryAt, delta: 'Think' },
+      { type: 'response.reasoning_summary_text.delta', ...summaryAt, delta: ' twice.' },
+      { type: 'response.reasoning_summary_text.done', ...summaryAt, text: 'Think twice.' },
+      {
+        type: 'response.reasoning_summary_part.done',
+        ...summaryAt,
+        part: { type: 'summary_text', text: 'Think twice.' },
+      },
+      {
+        type: 'response.content_part.added',
+        ...contentAt,
+        part: { type: 'reasoning_text', text: '' },
+      },
+      { type: 'response.reasoning_text.delta', ...contentAt, delta: 'Think twice.' },
+      { type: 'response.reasoning_text.done', ...contentAt, text: 'Think twice.' },
+      {
+        type: 'response.content_part.done',
+        ...contentAt,
+        part: { type: 'reasoning_text', text: 'Think twice.' },
+      },
+      {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: {
+          id: 'rs_1',
+          type: 'reasoning',
+          status: 'completed',
+          summary: [{ type: 'summary_text', text: 'Think twice.' }],
+          content: [{ type: 'reasoning_text', text: 'Think twice.' }],
+          encrypted_content: expect.any(String),
+        },
+      },
+    ]);
+    expect((seen.at(-1) as { response: object }).response).toMatchObject({
+      reasoning: { effort: 'low', summary: 'auto' },
+    });
+  });
+
+  it('gives pieces that come with a tool call to a reasoning item before the call', async () => {
+    const signature: ReasoningDetail = {
+      type: 'reasoning.encrypted',
+      data: 'thought-signature',
+      id: 'call_1',
+      format: 'gemini',
+    };
+    const [first, ...rest] = callChunks(0, 'call_1', 'f', '{}');
+    const { events: seen } = await events([
+      {
+        ...chunk({}),
+        choices: [
+          {
+            index: 0,
+            delta: { ...(first as ChatChunk).choices[0]?.delta, reasoning_details: [signature] },
+            finish_reason: null,
+          },
+        ],
+      },
+      ...rest,
+      ...ending('tool_calls'),
+    ]);
+    const final = (seen.at(-1) as { response: { output: { type: string; id: string }[] } })
+      .response;
+    expect(final.output.map((item) => item.id)).toEqual(['rs_1', 'fc_1']);
+    expect(await opened(final.output[0])).toEqual([signature]);
+    // No text: no text events, only the item's own.
+    expect(seen.filter((event) => event.type.includes('reasoning'))).toEqual([]);
+  });
+
+  it('ends the output with the pieces that came after the answer began', async () => {
+    const late: ReasoningDetail = {
+      type: 'reasoning.encrypted',
+      data: 'text-signature',
+      id: null,
+      format: 'gemini',
+    };
+    const { events: seen } = await events([
+      ...thinking,
+      ...textChunks('Done.'),
+      chunk({ reasoning_details: [late] }),
+      ...ending('stop'),
+    ]);
+    const final = (seen.at(-1) as { response: { output: { type: string; id: string }[] } })
+      .response;
+    expect(final.output.map((item) => item.id)).toEqual(['rs_1', 'msg_1', 'rs_2']);
+    expect(await opened(final.output[0])).toEqual(merged);
+    expect(await opened(final.output[2])).toEqual([late]);
+  });
+
+  it('gives a response that only reasoned an empty message after its reasoning', async () => {
+    const { events: seen } = await events([...thinking, ...ending('length')]);
+    const final = seen.at(-1) as { type: string; response: { output: object[] } };
+    expect(final.type).toBe('response.incomplete');
+    expect(final.response.output).toEqual([
+      expect.objectContaining({ id: 'rs_1', status: 'completed' }),
+      expect.objectContaining({ id: 'msg_1', status: 'incomplete', content: [outputText('')] }),
+    ]);
+  });
+
+  it('fails with the reasoning so far, unsealed, when the provider fails mid-thought', async () => {
+    const { events: seen } = await events(thinking, outage);
+    expect((seen.at(-1) as { response: { output: object[] } }).response.output).toEqual([
+      {
+        id: 'rs_1',
+        type: 'reasoning',
+        status: 'incomplete',
+        summary: [],
+        content: [{ type: 'reasoning_text', text: 'Think twice.' }],
+        encrypted_content: null,
+      },
+    ]);
   });
 });
 
@@ -513,7 +784,7 @@ describe('read by the official openai package', () => {
       const request = JSON.parse(Buffer.concat(parts).toString('utf8')) as ResponsesRequest;
       if (request.stream !== true && whole) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(toResponse(whole, request, newResponseIds())));
+        res.end(JSON.stringify(await toResponse(whole, request, newResponseIds(), sealer)));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
@@ -521,6 +792,7 @@ describe('read by the official openai package', () => {
         replay(script.chunks, script.failure),
         request,
         newResponseIds(),
+        sealer,
       );
       try {
         for await (const event of stream) res.write(formatResponseEvent(event));
@@ -579,7 +851,7 @@ describe('read by the official openai package', () => {
     expect(final.model).toBe(catalogModel);
     expect(final.usage).toEqual({
       input_tokens: 20,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       output_tokens: 9,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: 29,

@@ -302,3 +302,257 @@ describe('Anthropic simulator', () => {
     expect(sim.requests[0]?.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 });
+
+describe('Anthropic simulator: extended thinking', () => {
+  const thinking = { type: 'enabled' as const, budget_tokens: 1024 };
+  const weather: Anthropic.Tool = {
+    name: 'get_weather',
+    input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+  };
+  const call = { id: 'toolu_01paris', name: 'get_weather', input: { city: 'Paris' } };
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).type).toBe(
+      'invalid_request_error',
+    );
+    return (error as InstanceType<typeof Anthropic.BadRequestError>).apiMessage;
+  };
+
+  it('answers a thinking block with a signature before the text', async () => {
+    sim.script({ kind: 'text', text: 'Four.', thinking: 'Two and two make four.' });
+    const message = await client.messages.create({ ...base, max_tokens: 2048, thinking });
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: 'Two and two make four.', signature: expect.any(String) },
+      { type: 'text', text: 'Four.' },
+    ]);
+    const [block] = message.content;
+    expect(block?.type === 'thinking' && block.signature).toMatch(/^[A-Za-z0-9+/]{86}==$/);
+    // ceil(("Two and two make four." + "Four.").length / 4) = ceil(27 / 4)
+    expect(message.usage.output_tokens).toBe(7);
+  });
+
+  it('thinks only when asked to', async () => {
+    sim.script({ kind: 'text', text: 'Four.', thinking: 'Two and two make four.' });
+    const message = await client.messages.create(base);
+    expect(message.content).toEqual([{ type: 'text', text: 'Four.' }]);
+  });
+
+  it('streams thinking_delta pieces then the signature_delta, which messages.stream rebuilds', async () => {
+    sim.script({
+      kind: 'tool_calls',
+      calls: [call],
+      thinking: 'The user wants the weather in Paris.',
+      redacted: true,
+    });
+    const stream = client.messages.stream({
+      ...base,
+      max_tokens: 2048,
+      thinking,
+      tools: [weather],
+    });
+    const events: RawMessageStreamEvent[] = [];
+    stream.on('streamEvent', (event) => events.push(event));
+    const thoughts: string[] = [];
+    const signatures: string[] = [];
+    stream.on('thinking', (delta) => thoughts.push(delta));
+    stream.on('signature', (signature) => signatures.push(signature));
+    const message = await stream.finalMessage();
+
+    expect(message.content).toEqual([
+      { type: 'redacted_thinking', data: expect.stringMatching(/^EmwKAhgBEgy/) },
+      {
+        type: 'thinking',
+        thinking: 'The user wants the weather in Paris.',
+        signature: signatures[0],
+      },
+      { type: 'tool_use', ...call },
+    ]);
+    expect(thoughts.join('')).toBe('The user wants the weather in Paris.');
+    expect(thoughts.length).toBeGreaterThan(3);
+    expect(signatures).toHaveLength(1);
+    // The thinking block: start (empty), the thinking deltas, the signature delta, its stop.
+    const ofBlock = events
+      .filter((event) => 'index' in event && event.index === 1)
+      .map((event) => (event.type === 'content_block_delta' ? event.delta.type : event.type));
+    expect(ofBlock).toEqual([
+      'content_block_start',
+      ...thoughts.map(() => 'thinking_delta'),
+      'signature_delta',
+      'content_block_stop',
+    ]);
+    const start = events.find((event) => event.type === 'content_block_start' && event.index === 1);
+    expect(start?.type === 'content_block_start' && start.content_block).toEqual({
+      type: 'thinking',
+      thinking: '',
+      signature: '',
+    });
+  });
+
+  it('continues a tool loop whose thinking comes back unchanged', async () => {
+    sim.script({ kind: 'tool_calls', calls: [call], thinking: 'Paris, then.', redacted: true });
+    const first = await client.messages.create({
+      ...base,
+      max_tokens: 2048,
+      thinking,
+      tools: [weather],
+    });
+    sim.script({ kind: 'text', text: 'Sunny in Paris.' });
+    const messages: Anthropic.MessageParam[] = [
+      ...base.messages,
+      { role: 'assistant', content: first.content },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: call.id, content: '22 °C, sunny' }],
+      },
+    ];
+    const second = await client.messages.create({
+      ...base,
+      max_tokens: 2048,
+      thinking,
+      tools: [weather],
+      messages,
+    });
+    expect(second.content.at(-1)).toEqual({ type: 'text', text: 'Sunny in Paris.' });
+  });
+
+  it('refuses thinking that changed, a signature it did not issue, and foreign redacted data', async () => {
+    sim.script({ kind: 'tool_calls', calls: [call], thinking: 'Paris, then.' });
+    const first = await client.messages.create({
+      ...base,
+      max_tokens: 2048,
+      thinking,
+      tools: [weather],
+    });
+    const [block] = first.content;
+    if (block?.type !== 'thinking') throw new Error('no thinking block');
+    const continued = (thought: Anthropic.ContentBlockParam) =>
+      client.messages.create({
+        ...base,
+        max_tokens: 2048,
+        thinking,
+        tools: [weather],
+        messages: [
+          ...base.messages,
+          { role: 'assistant', content: [thought, { type: 'tool_use', ...call }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: '22' }] },
+        ],
+      });
+    expect(await refusal(continued({ ...block, thinking: 'Changed.' }))).toBe(
+      'messages.1.content.0: Invalid `signature` in `thinking` block',
+    );
+    expect(await refusal(continued({ ...block, signature: 'Zm9yZ2Vk' }))).toBe(
+      'messages.1.content.0: Invalid `signature` in `thinking` block',
+    );
+    expect(await refusal(continued({ type: 'redacted_thinking', data: 'Zm9yZ2Vk' }))).toBe(
+      'messages.1.content.0: Invalid `data` in `redacted_thinking` block',
+    );
+  });
+
+  it('refuses a continued tool call without its thinking while thinking is on, not when off', async () => {
+    const messages: Anthropic.MessageParam[] = [
+      ...base.messages,
+      { role: 'assistant', content: [{ type: 'tool_use', ...call }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: '22' }] },
+    ];
+    const request = { ...base, max_tokens: 2048, tools: [weather], messages };
+    expect(await refusal(client.messages.create({ ...request, thinking }))).toMatch(
+      /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`\. When `thinking` is enabled, a final `assistant` message must start with a thinking block/,
+    );
+    sim.script({ kind: 'text', text: 'Sunny.' });
+    expect((await client.messages.create(request)).content).toEqual([
+      { type: 'text', text: 'Sunny.' },
+    ]);
+  });
+
+  it('refuses the settings thinking does not allow', async () => {
+    const request = { ...base, max_tokens: 2048, thinking };
+    const docs =
+      'Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
+    expect(
+      await refusal(
+        client.messages.create({ ...request, thinking: { ...thinking, budget_tokens: 1023 } }),
+      ),
+    ).toBe('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+    expect(await refusal(client.messages.create({ ...request, max_tokens: 1024 }))).toBe(
+      `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${docs}`,
+    );
+    // This SDK's types no longer carry the sampling settings: they go raw.
+    const headers = { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' };
+    const rawRefusal = async (fields: object) => {
+      const response = await post(headers, { ...request, ...fields });
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: { type: string; message: string } };
+      expect(body.error.type).toBe('invalid_request_error');
+      return body.error.message;
+    };
+    expect(await rawRefusal({ temperature: 0.5 })).toBe(
+      `\`temperature\` may only be set to 1 when thinking is enabled. ${docs}`,
+    );
+    expect(await rawRefusal({ top_k: 5 })).toBe(
+      `\`top_k\` must be unset when thinking is enabled. ${docs}`,
+    );
+    expect(await rawRefusal({ top_p: 0.9 })).toBe(
+      `\`top_p\` must be greater than or equal to 0.95 or unset when thinking is enabled. ${docs}`,
+    );
+    for (const tool_choice of [{ type: 'any' }, { type: 'tool', name: 'get_weather' }] as const) {
+      expect(
+        await refusal(client.messages.create({ ...request, tools: [weather], tool_choice })),
+      ).toBe('Thinking may not be enabled when tool_choice forces tool use.');
+    }
+    sim.script({ kind: 'text', text: 'Fine.' });
+    const allowed = await post(headers, { ...request, temperature: 1, top_p: 0.95 });
+    expect(allowed.status).toBe(200);
+    expect(((await allowed.json()) as Anthropic.Message).content.at(-1)).toEqual({
+      type: 'text',
+      text: 'Fine.',
+    });
+  });
+});
+
+describe('Anthropic simulator: turn rules', () => {
+  const headers = { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' };
+  const refused = async (messages: unknown[]) => {
+    const response = await post(headers, { ...base, messages });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { type: string; message: string } };
+    expect(body.error.type).toBe('invalid_request_error');
+    return body.error.message;
+  };
+
+  it('refuses no messages, empty content but in a final assistant turn, and blank text', async () => {
+    expect(await refused([])).toBe('messages: at least one message is required');
+    expect(
+      await refused([
+        { role: 'user', content: [] },
+        { role: 'assistant', content: 'Hi' },
+      ]),
+    ).toBe(
+      'messages.0: all messages must have non-empty content except for the optional final assistant message',
+    );
+    expect(await refused([{ role: 'user', content: [{ type: 'text', text: '' }] }])).toBe(
+      'messages: text content blocks must be non-empty',
+    );
+    expect(await refused([{ role: 'user', content: [{ type: 'text', text: ' \n' }] }])).toBe(
+      'messages: text content blocks must contain non-whitespace text',
+    );
+  });
+
+  it('refuses a first assistant turn, and takes consecutive turns of one role, as Anthropic does', async () => {
+    expect(
+      await refused([
+        { role: 'assistant', content: 'How can I help?' },
+        { role: 'user', content: 'The sky' },
+      ]),
+    ).toBe('messages: first message must use the "user" role');
+    sim.script({ kind: 'text', text: 'Blue.' });
+    const message = await client.messages.create({
+      ...base,
+      messages: [
+        { role: 'user', content: 'The sky' },
+        { role: 'user', content: 'What colour is it?' },
+      ],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'Blue.' }]);
+  });
+});

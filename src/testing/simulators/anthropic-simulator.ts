@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
   openEventStream,
@@ -18,6 +18,17 @@ import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
  * `content_block_start`, `content_block_delta`s and `content_block_stop`, then `message_delta`
  * and `message_stop`, with a `ping` after the first block starts). Tests script what it
  * answers next; without a script it echoes the last user text.
+ *
+ * A reasoning model too: with `thinking: {type: "enabled"}` every answer begins with a
+ * `thinking` block (the scripted thinking, or a default) signed by the simulator, streamed as
+ * `thinking_delta`s then a `signature_delta`, and with a `redacted_thinking` block first when
+ * scripted. It enforces Anthropic's rules: a budget of at least 1024 below `max_tokens`; no
+ * temperature but 1, no `top_k`, no `top_p` under 0.95 and no forced tool choice while thinking;
+ * thinking blocks sent back unchanged with a signature it issued (`redacted_thinking` data
+ * too); and with thinking on, the last assistant turn, when it called tools, beginning with its
+ * thinking. Its turn rules are Anthropic's: at least one message, no empty content but in a
+ * final assistant turn, no empty or blank text blocks; consecutive turns of one role are taken
+ * (Anthropic combines them) and so is a first turn of the assistant.
  *
  * Token counts are an estimate, not a tokenizer: `ceil(characters / 4)`, where the prompt's
  * characters are the system prompt and all the text of all messages, and the answer's are its
@@ -71,17 +82,30 @@ export interface ScriptedUsage {
   cache_read_input_tokens?: number;
 }
 
+/** What a reasoning answer thinks, when the request turned thinking on. */
+export interface ScriptedThinking {
+  /** The thinking's text; default "Let me think this through.". */
+  thinking?: string;
+  /** A `redacted_thinking` block before the thinking, as Anthropic's safety systems send. */
+  redacted?: boolean;
+}
+
 export type Scripted =
-  | {
+  | ({
       kind: 'text';
       text: string;
       stopReason?: Exclude<StopReason, 'tool_use'>;
       /** The stop sequence that ended the text, with `stopReason: 'stop_sequence'`. */
       stopSequence?: string;
       usage?: ScriptedUsage;
-    }
+    } & ScriptedThinking)
   /** `tool_use` blocks, after a text block when `text` is given. */
-  | { kind: 'tool_calls'; calls: readonly ScriptedToolUse[]; text?: string; usage?: ScriptedUsage }
+  | ({
+      kind: 'tool_calls';
+      calls: readonly ScriptedToolUse[];
+      text?: string;
+      usage?: ScriptedUsage;
+    } & ScriptedThinking)
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Accepts the request and never answers. */
   | { kind: 'hang' }
@@ -100,6 +124,7 @@ export interface MessagesRequestBody {
   readonly messages?: unknown;
   readonly system?: unknown;
   readonly temperature?: unknown;
+  readonly thinking?: unknown;
   readonly stream?: unknown;
   readonly [key: string]: unknown;
 }
@@ -115,6 +140,8 @@ interface WireUsage {
 }
 
 type WireBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -160,6 +187,7 @@ export async function startAnthropicSimulator(
   const requests: RecordedRequest[] = [];
   const queue: Scripted[] = [];
   const write = pacedWriter(chunkDelayMs);
+  const issued: Issued = { signatures: new Map(), redacted: new Set() };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -183,7 +211,7 @@ export async function startAnthropicSimulator(
       );
     }
     requests.push({ method: req.method, path, headers: req.headers, body });
-    const problem = problemOf(body);
+    const problem = problemOf(body) ?? thinkingProblemOf(body, issued);
     if (problem !== undefined) return sendError(res, 400, 'invalid_request_error', problem);
 
     const next = queue.shift() ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
@@ -202,12 +230,16 @@ export async function startAnthropicSimulator(
       case 'error-mid-stream': {
         const error = next.error ?? { type: 'overloaded_error', message: 'Overloaded' };
         if (!streaming) return sendError(res, statusOf(error.type), error.type, error.message);
-        const answer = answerOf(body, { kind: 'text', text: next.text ?? 'Partial answer' });
+        const answer = answerOf(
+          body,
+          { kind: 'text', text: next.text ?? 'Partial answer' },
+          issued,
+        );
         return streamThenFail(res, answer, error);
       }
       case 'text':
       case 'tool_calls': {
-        const answer = answerOf(body, next);
+        const answer = answerOf(body, next, issued);
         if (streaming) return stream(res, answer);
         return sendJson(res, 200, messageObject(answer, answer.blocks, answer.usage));
       }
@@ -244,18 +276,11 @@ export async function startAnthropicSimulator(
    * reference shows right after the first block starts.
    */
   async function writeBlock(res: ServerResponse, index: number, block: WireBlock): Promise<void> {
-    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
-    await writeEvent(res, { type: 'content_block_start', index, content_block: start });
+    await writeEvent(res, { type: 'content_block_start', index, content_block: startOf(block) });
     if (index === 0) await writeEvent(res, { type: 'ping' });
-    const deltas =
-      block.type === 'text'
-        ? textPieces(block.text).map((text) => ({ type: 'text_delta', text }))
-        : ['', ...splitJson(JSON.stringify(block.input))].map((partial_json) => ({
-            type: 'input_json_delta',
-            partial_json,
-          }));
-    for (const delta of deltas)
+    for (const delta of deltasOf(block)) {
       await writeEvent(res, { type: 'content_block_delta', index, delta });
+    }
   }
 
   /**
@@ -319,12 +344,29 @@ function problemOf(body: MessagesRequestBody): string | undefined {
   if (body.max_tokens < 1) return 'max_tokens: Input should be greater than or equal to 1';
   if (body.messages === undefined) return 'messages: Field required';
   if (!Array.isArray(body.messages)) return 'messages: Input should be a valid list';
+  if (body.messages.length === 0) return 'messages: at least one message is required';
+  if (isObject(body.messages[0]) && body.messages[0].role === 'assistant') {
+    return 'messages: first message must use the "user" role';
+  }
   for (const [index, message] of body.messages.entries()) {
     if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
       return `messages.${index}.role: Input should be 'user' or 'assistant'`;
     }
     if (typeof message.content !== 'string' && !Array.isArray(message.content)) {
       return `messages.${index}.content: Input should be a valid string or list`;
+    }
+    const final = index === body.messages.length - 1 && message.role === 'assistant';
+    if (message.content.length === 0 && !final) {
+      return `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
+    }
+    const texts: unknown[] = Array.isArray(message.content)
+      ? message.content.filter((block: unknown) => isObject(block) && block.type === 'text')
+      : [];
+    for (const block of texts as Record<string, unknown>[]) {
+      if (block.text === '') return 'messages: text content blocks must be non-empty';
+      if (typeof block.text === 'string' && block.text.trim() === '') {
+        return 'messages: text content blocks must contain non-whitespace text';
+      }
     }
   }
   if (body.temperature === undefined) return undefined;
@@ -334,17 +376,142 @@ function problemOf(body: MessagesRequestBody): string | undefined {
   return undefined;
 }
 
-function answerOf(body: MessagesRequestBody, reply: Reply): Answer {
+/** The signatures and redacted data the simulator gave out, to check what comes back. */
+interface Issued {
+  /** Each signature, with the thinking text it signs. */
+  readonly signatures: Map<string, string>;
+  readonly redacted: Set<string>;
+}
+
+/** `content_block_start`'s block: thinking and text start empty, tool input as `{}`. */
+function startOf(block: WireBlock): WireBlock {
+  switch (block.type) {
+    case 'thinking':
+      return { type: 'thinking', thinking: '', signature: '' };
+    case 'text':
+      return { type: 'text', text: '' };
+    case 'tool_use':
+      return { ...block, input: {} };
+    case 'redacted_thinking':
+      return block;
+  }
+}
+
+/**
+ * A block's deltas, as the reference streams them: thinking as `thinking_delta`s then its
+ * `signature_delta`, text as `text_delta`s, tool input as `input_json_delta` pieces (the first
+ * one empty); a redacted block comes whole in its start.
+ */
+function deltasOf(block: WireBlock): object[] {
+  switch (block.type) {
+    case 'thinking':
+      return [
+        ...textPieces(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })),
+        { type: 'signature_delta', signature: block.signature },
+      ];
+    case 'text':
+      return textPieces(block.text).map((text) => ({ type: 'text_delta', text }));
+    case 'tool_use':
+      return ['', ...splitJson(JSON.stringify(block.input))].map((partial_json) => ({
+        type: 'input_json_delta',
+        partial_json,
+      }));
+    case 'redacted_thinking':
+      return [];
+  }
+}
+
+const thinkingOn = (body: MessagesRequestBody) =>
+  isObject(body.thinking) && body.thinking.type === 'enabled';
+
+const THINKING_DOCS =
+  'Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
+
+/**
+ * What Anthropic refuses about thinking, in its words: the budget, the settings thinking does
+ * not allow, thinking blocks it did not issue or that were changed, and (thinking on) a last
+ * assistant turn that called tools without beginning with its thinking.
+ */
+function thinkingProblemOf(body: MessagesRequestBody, issued: Issued): string | undefined {
+  const messages = messagesOf(body);
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const [at, block] of (message.content as unknown[]).entries()) {
+      if (!isObject(block)) continue;
+      if (block.type === 'thinking') {
+        const signed =
+          typeof block.signature === 'string' ? issued.signatures.get(block.signature) : undefined;
+        if (signed === undefined || signed !== block.thinking) {
+          return `messages.${index}.content.${at}: Invalid \`signature\` in \`thinking\` block`;
+        }
+      }
+      if (
+        block.type === 'redacted_thinking' &&
+        !(typeof block.data === 'string' && issued.redacted.has(block.data))
+      ) {
+        return `messages.${index}.content.${at}: Invalid \`data\` in \`redacted_thinking\` block`;
+      }
+    }
+  }
+  if (body.thinking === undefined) return undefined;
+  if (!thinkingOn(body)) return "thinking.type: Input should be 'enabled' or 'disabled'";
+  const budget = (body.thinking as Record<string, unknown>).budget_tokens;
+  if (typeof budget !== 'number' || !Number.isInteger(budget)) {
+    return 'thinking.enabled.budget_tokens: Input should be a valid integer';
+  }
+  if (budget < 1024) {
+    return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  }
+  if (typeof body.max_tokens === 'number' && body.max_tokens <= budget) {
+    return `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${THINKING_DOCS}`;
+  }
+  if (body.temperature !== undefined && body.temperature !== 1) {
+    return `\`temperature\` may only be set to 1 when thinking is enabled. ${THINKING_DOCS}`;
+  }
+  if (body.top_k !== undefined)
+    return `\`top_k\` must be unset when thinking is enabled. ${THINKING_DOCS}`;
+  if (typeof body.top_p === 'number' && body.top_p < 0.95) {
+    return `\`top_p\` must be greater than or equal to 0.95 or unset when thinking is enabled. ${THINKING_DOCS}`;
+  }
+  const choice = isObject(body.tool_choice) ? body.tool_choice.type : undefined;
+  if (choice === 'any' || choice === 'tool') {
+    return 'Thinking may not be enabled when tool_choice forces tool use.';
+  }
+  const lastIndex = messages.findLastIndex((message) => message.role === 'assistant');
+  const content = messages[lastIndex]?.content;
+  if (
+    Array.isArray(content) &&
+    content.some((block) => isObject(block) && block.type === 'tool_use')
+  ) {
+    const first: unknown = content[0];
+    const type = isObject(first) ? first.type : undefined;
+    if (type !== 'thinking' && type !== 'redacted_thinking') {
+      return `messages.${lastIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. ${THINKING_DOCS}`;
+    }
+  }
+  return undefined;
+}
+
+function answerOf(body: MessagesRequestBody, reply: Reply, issued: Issued): Answer {
   const blocks: WireBlock[] = [];
+  if (thinkingOn(body)) {
+    if (reply.redacted === true) {
+      const data = `EmwKAhgBEgy${randomBytes(48).toString('base64')}`;
+      issued.redacted.add(data);
+      blocks.push({ type: 'redacted_thinking', data });
+    }
+    const thinking = reply.thinking ?? 'Let me think this through.';
+    const signature = randomBytes(64).toString('base64');
+    issued.signatures.set(signature, thinking);
+    blocks.push({ type: 'thinking', thinking, signature });
+  }
   if (reply.kind === 'text' || (reply.text !== undefined && reply.text !== '')) {
     blocks.push({ type: 'text', text: reply.text ?? '' });
   }
   if (reply.kind === 'tool_calls') {
     for (const call of reply.calls) blocks.push({ type: 'tool_use', ...call });
   }
-  const answerText = blocks
-    .map((block) => (block.type === 'text' ? block.text : block.name + JSON.stringify(block.input)))
-    .join('');
+  const answerText = blocks.map(blockText).join('');
   return {
     id: `msg_01${base62(22)}`,
     model: body.model as string,
@@ -373,6 +540,20 @@ function messageObject(answer: Answer, content: WireBlock[], usage: WireUsage, s
     stop_sequence: starting ? null : answer.stopSequence,
     usage,
   };
+}
+
+/** What an answer's block counts for in the output tokens; redacted thinking, a fixed 50. */
+function blockText(block: WireBlock): string {
+  switch (block.type) {
+    case 'thinking':
+      return block.thinking;
+    case 'redacted_thinking':
+      return 'x'.repeat(200);
+    case 'text':
+      return block.text;
+    case 'tool_use':
+      return block.name + JSON.stringify(block.input);
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,10 @@
-import { ApiError, type GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import {
+  ApiError,
+  type Content,
+  type GenerateContentResponse,
+  GoogleGenAI,
+  ThinkingLevel,
+} from '@google/genai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type GeminiSimulator, startGeminiSimulator } from './gemini-simulator.ts';
 
@@ -239,6 +245,157 @@ describe('Gemini simulator', () => {
     const error = await impatient.models.generateContent({ model, contents }).catch((e) => e);
     expect(error).toBeInstanceOf(Error);
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
+  it('thinks: thought parts when asked for, a signed answer, and the thoughts counted', async () => {
+    const thinking = { thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } };
+    sim.script({ kind: 'text', text: 'Paris.', thoughts: 'The capital of France.' });
+    const response = await ai.models.generateContent({ model, contents, config: thinking });
+    const parts = response.candidates?.[0]?.content?.parts ?? [];
+    expect(parts).toEqual([
+      { text: 'The capital of France.', thought: true },
+      { text: 'Paris.', thoughtSignature: expect.stringMatching(/^[A-Za-z0-9+/]{32}$/) },
+    ]);
+    expect(response.text).toBe('Paris.');
+    // ceil(22 / 4) thoughts; ceil(6 / 4) answer; 3 prompt.
+    expect(response.usageMetadata).toMatchObject({
+      promptTokenCount: 3,
+      candidatesTokenCount: 2,
+      thoughtsTokenCount: 6,
+      totalTokenCount: 11,
+    });
+    expect(sim.requests[0]?.body.generationConfig).toEqual(thinking);
+
+    // Without includeThoughts the model still thinks and signs, but sends no thoughts.
+    sim.script({ kind: 'text', text: 'Paris.', thoughts: 'The capital of France.' });
+    const quiet = await ai.models.generateContent({ model, contents });
+    expect(quiet.candidates?.[0]?.content?.parts).toEqual([
+      { text: 'Paris.', thoughtSignature: expect.any(String) },
+    ]);
+    expect(quiet.usageMetadata?.thoughtsTokenCount).toBe(6);
+
+    // A budget of 0 stops 2.5 Flash thinking: no thoughts, no signature, none counted.
+    sim.script({ kind: 'text', text: 'Paris.', thoughts: 'The capital of France.' });
+    const off = await ai.models.generateContent({
+      model,
+      contents,
+      config: { thinkingConfig: { includeThoughts: true, thinkingBudget: 0 } },
+    });
+    expect(off.candidates?.[0]?.content?.parts).toEqual([{ text: 'Paris.' }]);
+    expect(off.usageMetadata?.thoughtsTokenCount).toBeUndefined();
+  });
+
+  it('streams thoughts first, then the answer, the signature on its last piece', async () => {
+    sim.script({ kind: 'text', text: 'Paris it is.', thoughts: 'France has a capital.' });
+    const stream = await ai.models.generateContentStream({
+      model,
+      contents,
+      config: { thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } },
+    });
+    const parts: unknown[] = [];
+    for await (const chunk of stream) parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+    expect(parts).toEqual([
+      { text: 'France ', thought: true },
+      { text: 'has ', thought: true },
+      { text: 'a ', thought: true },
+      { text: 'capital.', thought: true },
+      { text: 'Paris ' },
+      { text: 'it ' },
+      { text: 'is.', thoughtSignature: expect.any(String) },
+    ]);
+  });
+
+  it('takes a signed call back signed, and as Gemini 3 refuses it unsigned or forged', async () => {
+    const gemini3 = 'gemini-3-pro-preview';
+    const tools = [{ functionDeclarations: [{ name: 'get_weather' }, { name: 'get_time' }] }];
+    sim.script({
+      kind: 'tool_calls',
+      thoughts: 'Both, at once.',
+      calls: [
+        { name: 'get_weather', args: { city: 'Paris' } },
+        { name: 'get_time', args: {} },
+      ],
+    });
+    const config = {
+      tools,
+      thinkingConfig: { includeThoughts: true, thinkingLevel: ThinkingLevel.HIGH },
+    };
+    const first = await ai.models.generateContent({ model: gemini3, contents, config });
+    const [thought, weather, time] = first.candidates?.[0]?.content?.parts ?? [];
+    expect(thought).toEqual({ text: 'Both, at once.', thought: true });
+    // A parallel step is signed on its first call only.
+    expect(weather?.thoughtSignature).toEqual(expect.any(String));
+    expect(time?.thoughtSignature).toBeUndefined();
+    const call = weather?.functionCall;
+    if (call === undefined) throw new Error('expected a function call');
+
+    const results: Content = {
+      role: 'user',
+      parts: [
+        { functionResponse: { name: 'get_weather', response: { sky: 'clear' } } },
+        { functionResponse: { name: 'get_time', response: { result: '10:00' } } },
+      ],
+    };
+    const continued = (modelParts: object[]) =>
+      ai.models
+        .generateContent({
+          model: gemini3,
+          contents: [...contents, { role: 'model', parts: modelParts }, results],
+          config,
+        })
+        .catch((error: unknown) => error);
+
+    sim.script({ kind: 'text', text: 'Clear, 10:00.' });
+    const answered = await continued([weather ?? {}, time ?? {}]);
+    expect((answered as GenerateContentResponse).text).toBe('Clear, 10:00.');
+
+    const unsigned = await continued([{ functionCall: call }, time ?? {}]);
+    expect(unsigned).toBeInstanceOf(ApiError);
+    expect(JSON.parse((unsigned as ApiError).message)).toEqual({
+      error: {
+        code: 400,
+        message:
+          'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.',
+        status: 'INVALID_ARGUMENT',
+      },
+    });
+
+    const forged = await continued([{ ...weather, thoughtSignature: 'Zm9yZ2Vk' }, time ?? {}]);
+    expect(JSON.parse((forged as ApiError).message)).toEqual({
+      error: { code: 400, message: 'Corrupted thought signature.', status: 'INVALID_ARGUMENT' },
+    });
+
+    // Gemini 2.5 takes an unsigned call of the current turn.
+    sim.script({ kind: 'text', text: 'Fine.' });
+    const history: Content[] = [
+      ...contents,
+      { role: 'model', parts: [{ functionCall: call }] },
+      results,
+    ];
+    const older = await ai.models.generateContent({ model, contents: history });
+    expect(older.text).toBe('Fine.');
+  });
+
+  it('refuses a thinking config outside the model’s documented range', async () => {
+    const refusal = async (target: string, thinkingConfig: object) => {
+      const error = await ai.models
+        .generateContent({ model: target, contents, config: { thinkingConfig } })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      return JSON.parse((error as ApiError).message).error.message;
+    };
+    expect(await refusal('gemini-2.5-pro', { thinkingBudget: 0 })).toBe(
+      'Budget 0 is invalid. This model only works in thinking mode.',
+    );
+    expect(await refusal('gemini-2.5-flash-lite', { thinkingBudget: 100 })).toBe(
+      'The thinking budget 100 is invalid. Please choose a value between 512 and 24576.',
+    );
+    expect(await refusal('gemini-3-pro-preview', { thinkingLevel: ThinkingLevel.MEDIUM })).toBe(
+      'Thinking level MEDIUM is not supported for this model. Please retry with other thinking level',
+    );
+    expect(await refusal('gemini-2.5-flash', { thinkingLevel: ThinkingLevel.LOW })).toBe(
+      'Thinking level is not supported for this model.',
+    );
   });
 
   it('records the requests as sent', async () => {

@@ -24,6 +24,16 @@ import { estimateTokens, splitWords } from './scripted-text.ts';
  * characters are the text parts of `systemInstruction` and of every content, and the answer's
  * are its text, or each function call's name and JSON arguments.
  *
+ * A thinking model: an answer scripted with `thoughts` thought (unless the request's
+ * `thinkingConfig.thinkingBudget` is 0), so it counts them in `thoughtsTokenCount`, sends them as
+ * `thought: true` parts when `includeThoughts` asks for them, and signs its answer
+ * (`thoughtSignature`, minted unless scripted): the first function call of a step, or the
+ * answer's last text part. It checks signatures as Gemini does: one it did not issue is
+ * refused (400 "Corrupted thought signature."), and a Gemini 3 model (`gemini-3…`) refuses a
+ * function call of the current turn (the model turns since the last user text) sent back
+ * without its signature. It checks `thinkingConfig` against each model's documented range:
+ * Gemini 2.5 budgets, Gemini 3 levels, never both.
+ *
  * @example
  * const sim = await startGeminiSimulator({ apiKey: 'gemini-test' });
  * sim.script({ kind: 'error', status: 429 });
@@ -87,8 +97,17 @@ export type Scripted =
         thoughtsTokenCount?: number;
         cachedContentTokenCount?: number;
       };
+      /** What a thinking model thought before it answered. */
+      thoughts?: string;
+      /** The answer's signature; minted when the model thought and none is scripted. */
+      thoughtSignature?: string;
     }
-  | { kind: 'tool_calls'; calls: readonly ScriptedFunctionCall[] }
+  | {
+      kind: 'tool_calls';
+      calls: readonly ScriptedFunctionCall[];
+      /** What a thinking model thought before it called. */
+      thoughts?: string;
+    }
   /** The prompt refused: `promptFeedback.blockReason` (default SAFETY) and no candidates. */
   | { kind: 'blocked'; blockReason?: string }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
@@ -103,7 +122,15 @@ export type Scripted =
 export interface GenerateContentBody {
   readonly contents?: readonly { role?: string; parts?: readonly WirePart[] }[];
   readonly systemInstruction?: { parts?: readonly WirePart[] };
-  readonly generationConfig?: { candidateCount?: number; [key: string]: unknown };
+  readonly generationConfig?: {
+    candidateCount?: number;
+    thinkingConfig?: {
+      includeThoughts?: boolean;
+      thinkingBudget?: number;
+      thinkingLevel?: string;
+    };
+    [key: string]: unknown;
+  };
   readonly [key: string]: unknown;
 }
 
@@ -136,6 +163,13 @@ export async function startGeminiSimulator(
   const requests: RecordedRequest[] = [];
   const queue: Scripted[] = [];
   const write = pacedWriter(chunkDelayMs);
+  /** Every signature sent, the only ones taken back. */
+  const issued = new Set<string>();
+  const sign = (scripted?: string) => {
+    const signature = scripted ?? randomBytes(24).toString('base64');
+    issued.add(signature);
+    return signature;
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -178,6 +212,9 @@ export async function startGeminiSimulator(
       });
     }
 
+    const refusal = thinkingConfigRefusal(model, body) ?? signatureRefusal(model, body, issued);
+    if (refusal !== undefined) return sendError(res, refusal);
+
     const script = queue.shift() ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
     const answer: Answer = {
       model,
@@ -212,10 +249,14 @@ export async function startGeminiSimulator(
         return sendEvents(res, [...pieces, { error: defaultError(500) }], sse);
       }
       case 'text':
-      case 'tool_calls':
+      case 'tool_calls': {
+        const thinking = thinkingOf(body, script);
+        const parts = partsOf(script, thinking, sign);
+        const final = finalOf(answer, script, thinking);
         return stream
-          ? sendEvents(res, streamedEvents(answer, script), sse)
-          : sendJson(res, 200, responseObject(answer, partsOf(script), finalOf(answer, script)));
+          ? sendEvents(res, streamedEvents(answer, parts, final), sse)
+          : sendJson(res, 200, responseObject(answer, [...parts.thoughts, ...parts.answer], final));
+      }
     }
   }
 
@@ -271,32 +312,84 @@ function responseObject(answer: Answer, parts: object[], final: Final, streamed 
 }
 
 /**
- * The answer in pieces: text word by word, function calls one per event. Every event carries
- * usageMetadata, the prompt's only until the last, which has the whole count.
+ * The answer in pieces: thoughts and text word by word (a text answer's signature on its last
+ * piece), function calls one per event. Every event carries usageMetadata, the prompt's only
+ * until the last, which has the whole count.
  */
-function streamedEvents(answer: Answer, reply: Reply): object[] {
-  const pieces =
-    reply.kind === 'text'
-      ? splitWords(reply.text).map((text) => [textPart(text)])
-      : partsOf(reply).map((part) => [part]);
-  return pieces.map((parts, index) =>
-    responseObject(answer, parts, index === pieces.length - 1 ? finalOf(answer, reply) : {}, true),
+function streamedEvents(answer: Answer, parts: AnswerParts, final: Final): object[] {
+  const pieces = [...parts.thoughts, ...parts.answer].flatMap((part): WirePart[][] => {
+    if (typeof part.text !== 'string') return [[part]];
+    const { text, thoughtSignature, ...rest } = part;
+    const words = splitWords(text);
+    return words.map((word, index) => [
+      {
+        ...rest,
+        text: word,
+        ...(index === words.length - 1 && thoughtSignature !== undefined && { thoughtSignature }),
+      },
+    ]);
+  });
+  return pieces.map((piece, index) =>
+    responseObject(answer, piece, index === pieces.length - 1 ? final : {}, true),
   );
 }
 
-function partsOf(reply: Reply): object[] {
-  if (reply.kind === 'text') return [textPart(reply.text)];
-  return reply.calls.map((call) => ({
+/** Whether the model thinks on this request, and whether its thoughts are sent. */
+interface Thinking {
+  /** Undefined when it does not think: nothing scripted, or thinking turned off. */
+  readonly thoughts: string | undefined;
+  readonly shown: boolean;
+}
+
+function thinkingOf(body: GenerateContentBody, reply: Reply): Thinking {
+  const config = body.generationConfig?.thinkingConfig;
+  const thinks = reply.thoughts !== undefined && config?.thinkingBudget !== 0;
+  return {
+    thoughts: thinks ? reply.thoughts : undefined,
+    shown: thinks && config?.includeThoughts === true,
+  };
+}
+
+interface AnswerParts {
+  readonly thoughts: WirePart[];
+  readonly answer: WirePart[];
+}
+
+/**
+ * The answer's parts, signed as a thinking model signs them: a scripted signature is sent as
+ * it is; else, when the model thought, the first function call (the others of a parallel step
+ * go unsigned) or the text gets a minted one.
+ */
+function partsOf(
+  reply: Reply,
+  thinking: Thinking,
+  sign: (scripted?: string) => string,
+): AnswerParts {
+  const thinks = thinking.thoughts !== undefined;
+  const thoughts =
+    thinking.shown && thinking.thoughts !== undefined
+      ? [{ text: thinking.thoughts, thought: true }]
+      : [];
+  const signature = (scripted: string | undefined, signs: boolean) =>
+    scripted !== undefined || signs ? { thoughtSignature: sign(scripted) } : {};
+  if (reply.kind === 'text') {
+    return {
+      thoughts,
+      answer: [{ ...textPart(reply.text), ...signature(reply.thoughtSignature, thinks) }],
+    };
+  }
+  const answer = reply.calls.map((call, index) => ({
     functionCall: {
       ...(call.id !== undefined && { id: call.id }),
       name: call.name,
       args: call.args,
     },
-    ...(call.thoughtSignature !== undefined && { thoughtSignature: call.thoughtSignature }),
+    ...signature(call.thoughtSignature, thinks && index === 0),
   }));
+  return { thoughts, answer };
 }
 
-function finalOf(answer: Answer, reply: Reply): Final {
+function finalOf(answer: Answer, reply: Reply, thinking: Thinking): Final {
   const scripted = reply.kind === 'text' ? reply.usage : undefined;
   const completionText =
     reply.kind === 'text'
@@ -305,7 +398,9 @@ function finalOf(answer: Answer, reply: Reply): Final {
   const prompt = scripted?.promptTokenCount ?? answer.promptTokens;
   const candidates =
     scripted?.candidatesTokenCount ?? estimateTokens(completionText) * answer.candidates;
-  const thoughts = scripted?.thoughtsTokenCount;
+  const thoughts =
+    scripted?.thoughtsTokenCount ??
+    (thinking.thoughts !== undefined ? estimateTokens(thinking.thoughts) : undefined);
   const cached = scripted?.cachedContentTokenCount;
   return {
     finishReason: reply.kind === 'text' ? (reply.finishReason ?? 'STOP') : 'STOP',
@@ -358,6 +453,100 @@ function promptText(body: GenerateContentBody): string {
 function lastUserText(body: GenerateContentBody): string {
   const user = (body.contents ?? []).findLast((content) => (content.role ?? 'user') === 'user');
   return textOf(user?.parts);
+}
+
+/** Gemini 2.5's thinking budgets, by model (Gemini's thinking guide); -1 lets the model decide. */
+const BUDGETS: readonly { prefix: string; min: number; max: number; off: boolean }[] = [
+  { prefix: 'gemini-2.5-pro', min: 128, max: 32_768, off: false },
+  { prefix: 'gemini-2.5-flash-lite', min: 512, max: 24_576, off: true },
+  { prefix: 'gemini-2.5-flash', min: 1, max: 24_576, off: true },
+];
+
+/** Gemini 3's levels, by model: its Pro takes only two. */
+const LEVELS: readonly { prefix: string; levels: readonly string[] }[] = [
+  { prefix: 'gemini-3-pro', levels: ['LOW', 'HIGH'] },
+  { prefix: 'gemini-3', levels: ['MINIMAL', 'LOW', 'MEDIUM', 'HIGH'] },
+];
+
+/** A thinkingConfig the model cannot take, refused as Gemini refuses it. */
+function thinkingConfigRefusal(model: string, body: GenerateContentBody): WireError | undefined {
+  const config = body.generationConfig?.thinkingConfig;
+  if (config === undefined) return undefined;
+  const invalid = (message: string): WireError => ({
+    code: 400,
+    message,
+    status: 'INVALID_ARGUMENT',
+  });
+  const { thinkingBudget: budget, thinkingLevel } = config;
+  if (budget !== undefined && thinkingLevel !== undefined) {
+    return invalid('You can only set only one of thinking budget and thinking level.');
+  }
+  if (thinkingLevel !== undefined) {
+    const level = thinkingLevel.toUpperCase();
+    const levels = LEVELS.find((entry) => model.startsWith(entry.prefix))?.levels;
+    if (levels === undefined) return invalid('Thinking level is not supported for this model.');
+    if (!levels.includes(level)) {
+      return invalid(
+        `Thinking level ${level} is not supported for this model. Please retry with other thinking level`,
+      );
+    }
+  }
+  const range = BUDGETS.find((entry) => model.startsWith(entry.prefix));
+  if (budget === undefined || budget === -1 || range === undefined) return undefined;
+  if (budget === 0) {
+    return range.off
+      ? undefined
+      : invalid('Budget 0 is invalid. This model only works in thinking mode.');
+  }
+  if (!Number.isInteger(budget) || budget < range.min || budget > range.max) {
+    return invalid(
+      `The thinking budget ${budget} is invalid. Please choose a value between ${range.min} and ${range.max}.`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Signatures sent back as Gemini checks them: any must be one it issued; and for Gemini 3,
+ * each step of the current turn (the model turns since the last user turn with text) must
+ * carry its signature on its first function call.
+ */
+function signatureRefusal(
+  model: string,
+  body: GenerateContentBody,
+  issued: ReadonlySet<string>,
+): WireError | undefined {
+  const contents = body.contents ?? [];
+  for (const content of contents) {
+    for (const part of content.parts ?? []) {
+      const signature = part.thoughtSignature;
+      if (signature !== undefined && (typeof signature !== 'string' || !issued.has(signature))) {
+        return { code: 400, message: 'Corrupted thought signature.', status: 'INVALID_ARGUMENT' };
+      }
+    }
+  }
+  if (!model.startsWith('gemini-3')) return undefined;
+  const turnStart = contents.findLastIndex(
+    (content) =>
+      (content.role ?? 'user') === 'user' &&
+      (content.parts ?? []).some((part) => typeof part.text === 'string'),
+  );
+  for (const [index, content] of contents.entries()) {
+    if (index <= turnStart || content.role !== 'model') continue;
+    const call = (content.parts ?? []).find((part) => isRecord(part.functionCall));
+    if (call === undefined || call.thoughtSignature !== undefined) continue;
+    const name = isRecord(call.functionCall) ? String(call.functionCall.name) : '';
+    return {
+      code: 400,
+      message: `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${index + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+      status: 'INVALID_ARGUMENT',
+    };
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Google's answer to a key it does not know: a 400, not a 401. */

@@ -121,6 +121,64 @@ describe('OpenAI simulator', () => {
     ]);
   });
 
+  it('a reasoning model: message.reasoning before the answer, its tokens in the usage', async () => {
+    const thinking = 'The user greets me. A short greeting back will do.';
+    sim.script({ kind: 'text', text: 'Hello!', reasoning: { text: thinking } });
+    const completion = await client.chat.completions.create({
+      model: 'o4-mini',
+      messages,
+      reasoning_effort: 'low',
+    });
+    // `reasoning` is not in the SDK's types: compatible servers add it, the SDK keeps it.
+    expect(completion.choices[0]?.message).toEqual({
+      role: 'assistant',
+      content: 'Hello!',
+      reasoning: thinking,
+      refusal: null,
+      annotations: [],
+    });
+    // ceil(51 / 4) reasoning tokens, within the completion's ceil(6 / 4) + 13.
+    expect(completion.usage?.completion_tokens).toBe(15);
+    expect(completion.usage?.completion_tokens_details?.reasoning_tokens).toBe(13);
+    expect(sim.requests[0]?.body.reasoning_effort).toBe('low');
+  });
+
+  it('a reasoning model streams its reasoning deltas first; the SDK helper keeps the tool calls', async () => {
+    const thinking = 'I should look the weather up.';
+    sim.script({
+      kind: 'tool_calls',
+      calls: [{ id: 'call_weather', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+      reasoning: { text: thinking, field: 'reasoning_content' },
+    });
+    const stream = client.chat.completions.stream({
+      model: 'deepseek-reasoner',
+      messages,
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } },
+      ],
+      stream_options: { include_usage: true },
+    });
+    const deltas: Record<string, unknown>[] = [];
+    stream.on('chunk', (chunk) => {
+      for (const choice of chunk.choices) deltas.push(choice.delta as Record<string, unknown>);
+    });
+    const final = await stream.finalChatCompletion();
+
+    const firstToolCall = deltas.findIndex((delta) => 'tool_calls' in delta);
+    const reasoning = deltas.map((delta) => delta.reasoning_content ?? '').join('');
+    expect(reasoning).toBe(thinking);
+    expect(deltas.slice(firstToolCall).some((delta) => 'reasoning_content' in delta)).toBe(false);
+    expect(deltas[0]).toMatchObject({ role: 'assistant', reasoning_content: '' });
+    expect(final.choices[0]?.message.tool_calls).toEqual([
+      {
+        id: 'call_weather',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+      },
+    ]);
+    expect(final.usage?.completion_tokens_details?.reasoning_tokens).toBe(8);
+  });
+
   it('rejects a wrong key with 401 invalid_api_key', async () => {
     const wrong = new OpenAI({ baseURL: sim.baseUrl, apiKey: 'sk-wrong', maxRetries: 0 });
     const error = await wrong.chat.completions
@@ -230,7 +288,7 @@ describe('OpenAI simulator, Responses API', () => {
     // ceil(("Be brief." + "Hello there").length / 4) = ceil(20 / 4); ceil(19 / 4).
     expect(response.usage).toEqual({
       input_tokens: 5,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       output_tokens: 5,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: 10,

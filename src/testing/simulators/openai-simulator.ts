@@ -69,14 +69,30 @@ export interface ScriptedToolCall {
   readonly arguments: string;
 }
 
+/**
+ * A reasoning model's thinking before its answer, as OpenAI-compatible servers return it:
+ * `message.reasoning` (OpenRouter, vLLM 0.9 and later, Ollama) or `message.reasoning_content`
+ * (DeepSeek, LiteLLM), in streams `delta.reasoning` (or `delta.reasoning_content`) pieces
+ * before the content; `details` (OpenRouter's `reasoning_details`) come whole, in the message
+ * and in one delta. Its tokens are counted in `completion_tokens_details.reasoning_tokens`, and
+ * within `completion_tokens`.
+ */
+export interface ScriptedReasoning {
+  readonly text: string;
+  /** Default `reasoning`. */
+  readonly field?: 'reasoning' | 'reasoning_content';
+  readonly details?: readonly object[];
+}
+
 export type Scripted =
   | {
       kind: 'text';
       text: string;
       finishReason?: FinishReason;
       usage?: { prompt_tokens?: number; completion_tokens?: number };
+      reasoning?: ScriptedReasoning;
     }
-  | { kind: 'tool_calls'; calls: readonly ScriptedToolCall[] }
+  | { kind: 'tool_calls'; calls: readonly ScriptedToolCall[]; reasoning?: ScriptedReasoning }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Accepts the request and never answers. */
   | { kind: 'hang' }
@@ -214,7 +230,12 @@ export async function startOpenAiSimulator(
   }
 
   function completionObject(c: Completion, answer: Reply, usage: Usage): object {
-    const message =
+    const { reasoning } = answer;
+    const thought = reasoning && {
+      [reasoning.field ?? 'reasoning']: reasoning.text,
+      ...(reasoning.details && { reasoning_details: reasoning.details }),
+    };
+    const answered =
       answer.kind === 'text'
         ? { role: 'assistant', content: answer.text, refusal: null, annotations: [] }
         : {
@@ -228,6 +249,7 @@ export async function startOpenAiSimulator(
             refusal: null,
             annotations: [],
           };
+    const message = { ...answered, ...thought };
     return {
       id: c.id,
       object: 'chat.completion',
@@ -268,8 +290,16 @@ export async function startOpenAiSimulator(
       await writeEvent(res, chunk(c, choices, includeUsage ? { usage: null } : {}));
     };
 
+    const { reasoning } = answer;
+    if (reasoning) {
+      // The thinking first, its own deltas, content null until the answer begins.
+      const field = reasoning.field ?? 'reasoning';
+      await send({ role: 'assistant', content: null, [field]: '', refusal: null });
+      for (const piece of splitWords(reasoning.text)) await send({ [field]: piece });
+      if (reasoning.details) await send({ reasoning_details: reasoning.details });
+    }
     if (answer.kind === 'text') {
-      await send({ role: 'assistant', content: '', refusal: null });
+      await send({ ...(!reasoning && { role: 'assistant' }), content: '', refusal: null });
       for (const piece of splitWords(answer.text)) await send({ content: piece });
     } else {
       // OpenAI opens a tool-call stream with the role in the first call's delta (content null),
@@ -283,7 +313,7 @@ export async function startOpenAiSimulator(
           function: { name: call.name, arguments: '' },
         };
         await send(
-          index === 0
+          index === 0 && !reasoning
             ? { role: 'assistant', content: null, tool_calls: [header], refusal: null }
             : { tool_calls: [header] },
         );
@@ -363,16 +393,17 @@ function usageOf(answer: Reply, estimatedPrompt: number): Usage {
       : answer.calls.map((call) => call.name + call.arguments).join('');
   const prompt =
     (answer.kind === 'text' ? answer.usage?.prompt_tokens : undefined) ?? estimatedPrompt;
+  const reasoningTokens = answer.reasoning ? estimateTokens(answer.reasoning.text) : 0;
   const completion =
     (answer.kind === 'text' ? answer.usage?.completion_tokens : undefined) ??
-    estimateTokens(completionText);
+    estimateTokens(completionText) + reasoningTokens;
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: {
-      reasoning_tokens: 0,
+      reasoning_tokens: reasoningTokens,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,

@@ -2312,6 +2312,8 @@ export interface paths {
                                 requests: number;
                                 promptTokens: number;
                                 completionTokens: number;
+                                /** @description Of completionTokens, the tokens reasoning models spent thinking, as their providers reported them */
+                                reasoningTokens: number;
                                 totalTokens: number;
                                 /** @description US dollars: the exact sum of the costs of the calls whose model has a price, in micro-dollars, divided once. Calls of a model without a price have no known cost and are not in it (unpricedRequests counts them); null when no call has a known cost */
                                 costUsd: number | null;
@@ -2325,6 +2327,8 @@ export interface paths {
                                 requests: number;
                                 promptTokens: number;
                                 completionTokens: number;
+                                /** @description Of completionTokens, the tokens reasoning models spent thinking, as their providers reported them */
+                                reasoningTokens: number;
                                 totalTokens: number;
                                 /** @description US dollars: the exact sum of the costs of the calls whose model has a price, in micro-dollars, divided once. Calls of a model without a price have no known cost and are not in it (unpricedRequests counts them); null when no call has a known cost */
                                 costUsd: number | null;
@@ -2434,7 +2438,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status */
+                /** @description One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status, reasoning_tokens (of completion_tokens, the tokens a reasoning model spent thinking) */
                 200: {
                     headers: {
                         /** @description attachment; filename="mnemo-usage-<from>-<to>.csv" */

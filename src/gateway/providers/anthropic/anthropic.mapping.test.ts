@@ -26,6 +26,7 @@ const model: ModelConfig = {
   vision: true,
   tools: true,
   jsonOutput: true,
+  reasoning: false,
   contextWindow: 200_000,
   price: { input: 3, output: 15 },
 };
@@ -407,6 +408,73 @@ describe('toMessagesCall', () => {
     ).toEqual({ type: 'tool', name: 'get_weather' });
   });
 
+  it('thinks only on a reasoning model asked for an effort other than none', () => {
+    const reasoning = { ...model, reasoning: true };
+    const call = (fields: RequestFields, on = reasoning) => {
+      const outcome = toMessagesCall(chat(fields), on);
+      if (!outcome.ok) throw new Error('refused');
+      return outcome.value.body;
+    };
+    expect(call({ reasoning_effort: 'medium' })).toMatchObject({
+      max_tokens: 8192 + DEFAULT_MAX_TOKENS,
+      thinking: { type: 'enabled', budget_tokens: 8192 },
+    });
+    expect(call({ reasoning_effort: 'minimal', max_tokens: 100 })).toMatchObject({
+      max_tokens: 1124,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    });
+    for (const body of [
+      call({ reasoning_effort: 'none' }),
+      call({}),
+      call({ reasoning_effort: 'high' }, model),
+    ]) {
+      expect(body.thinking).toBeUndefined();
+      expect(body.max_tokens).toBe(DEFAULT_MAX_TOKENS);
+    }
+  });
+
+  it('sends anthropic thinking back first in its turn, unsigned and foreign pieces dropped', () => {
+    const outcome = toMessagesCall(
+      chat({
+        reasoning_effort: 'low',
+        messages: [
+          { role: 'user', content: 'Paris?' },
+          {
+            role: 'assistant',
+            content: 'Checking.',
+            tool_calls: [
+              {
+                id: 'toolu_1',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{}' },
+              },
+            ],
+            reasoning_details: [
+              { type: 'reasoning.text', text: 'Unsigned.', format: 'anthropic' },
+              { type: 'reasoning.text', text: 'Gemini.', signature: 'g', format: 'gemini' },
+              { type: 'reasoning.summary', summary: 'Summary.', format: 'openai' },
+              { type: 'reasoning.encrypted', data: 'EmwKsealed', format: 'anthropic' },
+              { type: 'reasoning.text', text: 'Ask.', signature: 'c2ln', format: 'anthropic' },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'toolu_1', content: '22' },
+        ],
+      }),
+      { ...model, reasoning: true },
+    );
+    if (!outcome.ok) throw new Error('refused');
+    expect(outcome.value.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(outcome.value.body.messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'redacted_thinking', data: 'EmwKsealed' },
+        { type: 'thinking', thinking: 'Ask.', signature: 'c2ln' },
+        { type: 'text', text: 'Checking.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+      ],
+    });
+  });
+
   it('ignores a text response format, and refuses a tool taking the JSON tool’s name', () => {
     expect(mapped({ response_format: { type: 'text' } }).jsonTool).toBeUndefined();
     expect(
@@ -519,13 +587,58 @@ describe('toChatCompletion', () => {
     expect(completion.choices[0]?.finish_reason).toBe('stop');
   });
 
-  it('skips blocks it does not translate, and answers empty content as ""', () => {
-    const thinking = { type: 'thinking', thinking: 'Hmm.', signature: 'sig' };
+  it('gives thinking as reasoning and, with redacted thinking, as numbered details', () => {
     const completion = toChatCompletion(
-      message({ content: [thinking as unknown as Message['content'][number]] }),
+      message({
+        content: [
+          { type: 'thinking', thinking: 'First, ', signature: 'c2lnMQ==' },
+          { type: 'redacted_thinking', data: 'EmwKsealed' },
+          { type: 'thinking', thinking: 'then.', signature: 'c2lnMg==' },
+          { type: 'text', text: 'Done.' },
+        ],
+        usage: { input_tokens: 10, output_tokens: 2 },
+      }),
       context,
     );
-    expect(completion.choices[0]?.message.content).toBe('');
+    expect(completion.choices[0]?.message).toEqual({
+      role: 'assistant',
+      content: 'Done.',
+      refusal: null,
+      reasoning: 'First, then.',
+      reasoning_details: [
+        {
+          type: 'reasoning.text',
+          text: 'First, ',
+          signature: 'c2lnMQ==',
+          format: 'anthropic',
+          index: 0,
+        },
+        { type: 'reasoning.encrypted', data: 'EmwKsealed', format: 'anthropic', index: 1 },
+        {
+          type: 'reasoning.text',
+          text: 'then.',
+          signature: 'c2lnMg==',
+          format: 'anthropic',
+          index: 2,
+        },
+      ],
+    });
+    // ceil("First, then.".length / 4) is 3, but never more than the output.
+    expect(completion.usage.completion_tokens_details).toEqual({ reasoning_tokens: 2 });
+    expect(completion.usage.completion_tokens).toBe(2);
+  });
+
+  it('skips blocks it does not translate, and answers empty content as ""', () => {
+    const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} };
+    const completion = toChatCompletion(
+      message({ content: [search as unknown as Message['content'][number]] }),
+      context,
+    );
+    expect(completion.choices[0]?.message).toEqual({
+      role: 'assistant',
+      content: '',
+      refusal: null,
+    });
   });
 
   it.each([
@@ -784,18 +897,77 @@ describe('anthropicChunks', () => {
     });
   });
 
+  it('streams thinking as reasoning pieces, the signature last, a redacted block whole', async () => {
+    const thinking = (index: number, piece: string) => ({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'thinking_delta', thinking: piece },
+    });
+    const chunks = await collect(
+      anthropicChunks(
+        sse(
+          start(),
+          blockStart(0, { type: 'redacted_thinking', data: 'EmwKsealed' }),
+          blockStop(0),
+          blockStart(1, { type: 'thinking', thinking: '', signature: '' }),
+          thinking(1, 'Two and '),
+          thinking(1, 'two.'),
+          {
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'signature_delta', signature: 'c2lnbmVk' },
+          },
+          blockStop(1),
+          blockStart(2, { type: 'text', text: '' }),
+          text(2, 'Four.'),
+          blockStop(2),
+          delta('end_turn', { output_tokens: 40 }),
+          stop,
+        ),
+        context,
+      ),
+    );
+    const piece = (fields: object) => ({ type: 'reasoning.text', format: 'anthropic', ...fields });
+    expect(chunks).toEqual([
+      choice({ role: 'assistant', content: '' }),
+      choice({
+        reasoning_details: [
+          { type: 'reasoning.encrypted', data: 'EmwKsealed', format: 'anthropic', index: 0 },
+        ],
+      }),
+      choice({ reasoning: 'Two and ', reasoning_details: [piece({ text: 'Two and ', index: 1 })] }),
+      choice({ reasoning: 'two.', reasoning_details: [piece({ text: 'two.', index: 1 })] }),
+      choice({ reasoning_details: [piece({ text: '', signature: 'c2lnbmVk', index: 1 })] }),
+      choice({ content: 'Four.' }),
+      choice({}, 'stop'),
+      {
+        ...base,
+        choices: [],
+        usage: {
+          prompt_tokens: 12,
+          completion_tokens: 40,
+          total_tokens: 52,
+          prompt_tokens_details: { cached_tokens: 0 },
+          // ceil("Two and two.".length / 4)
+          completion_tokens_details: { reasoning_tokens: 3 },
+        },
+      },
+    ]);
+  });
+
   it('skips blocks and events it does not translate', async () => {
     const chunks = await collect(
       anthropicChunks(
         sse(
           start(),
           { type: 'some_future_event', detail: 1 },
-          blockStart(0, { type: 'thinking', thinking: '' }),
-          {
-            type: 'content_block_delta',
-            index: 0,
-            delta: { type: 'thinking_delta', thinking: 'Hm' },
-          },
+          blockStart(0, {
+            type: 'server_tool_use',
+            id: 'srvtoolu_1',
+            name: 'web_search',
+            input: {},
+          }),
+          json(0, '{"query": "x"}'),
           blockStop(0),
           blockStart(1, { type: 'text', text: '' }),
           text(1, 'Yes.'),

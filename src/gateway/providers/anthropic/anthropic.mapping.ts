@@ -14,6 +14,12 @@ import type {
 } from '../../chat.schemas.ts';
 import type { OpenAiError } from '../../openai-errors.ts';
 import type { Outcome } from '../../provider.ts';
+import {
+  continuesUnsignedToolUse,
+  thinkingBlocksOf,
+  thinkingBudgetOf,
+  thinkingConflictOf,
+} from './anthropic.thinking.ts';
 import type {
   AssistantBlock,
   ImageBlockParam,
@@ -56,7 +62,8 @@ export interface MessagesCall {
 /**
  * A chat completions request as Anthropic Messages. What Anthropic cannot express is a 400 in
  * OpenAI's shape, as a value: `n` above 1, tool-call arguments that are not a JSON object,
- * images that are neither http(s) URLs nor base64 data URLs of a type Anthropic reads.
+ * images that are neither http(s) URLs nor base64 data URLs of a type Anthropic reads, and
+ * settings that thinking does not allow (anthropic.thinking.ts).
  *
  * @example
  * const mapped = toMessagesCall(call.request, call.model);
@@ -89,13 +96,32 @@ function messagesCallOf(request: ChatRequest, model: ModelConfig): MessagesCall 
       'unsupported_value',
     );
   }
+  let budget = thinkingBudgetOf(request, model);
+  let turns = turnsOf(request.messages, budget !== undefined);
+  // A tool loop whose last thinking the client did not keep goes on without thinking, as
+  // Anthropic's own refusal advises: the answer is what the client needs, its reasoning is not.
+  if (budget !== undefined && continuesUnsignedToolUse(turns)) {
+    budget = undefined;
+    turns = turnsOf(request.messages, false);
+  }
+  const answerBudget = request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const system = systemOf(request.messages);
   const body: MessagesRequest = {
     model: model.upstream,
-    max_tokens: request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS,
-    messages: turnsOf(request.messages),
+    // The thinking counts toward Anthropic's max_tokens; the client's limit is the answer's.
+    max_tokens: answerBudget + (budget ?? 0),
+    messages: turns,
   };
-  const system = systemOf(request.messages);
-  if (system !== '') body.system = system;
+  // Anthropic refuses a conversation without turns, where OpenAI answers a lone system prompt:
+  // its text becomes the one user turn, so the model reads the same words and nothing more.
+  if (turns.length === 0 && system !== '')
+    turns.push({ role: 'user', content: textBlocks(system) });
+  else if (system !== '') body.system = system;
+  // Anthropic refuses a conversation whose first turn is the assistant's (an app's greeting),
+  // which OpenAI takes. A user turn of one character goes first: the least the model can be
+  // shown, and the greeting stays the assistant's, word for word.
+  if (turns[0]?.role === 'assistant')
+    turns.unshift({ role: 'user', content: textBlocks(OPENING_TURN) });
 
   const formatTool = formatToolOf(request.response_format);
   const tools = (request.tools ?? []).map(toolOf);
@@ -125,6 +151,13 @@ function messagesCallOf(request: ChatRequest, model: ModelConfig): MessagesCall 
   else if (request.top_p != null) body.top_p = request.top_p;
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   // `seed` has no counterpart: OpenAI documents it as best effort, so it is dropped.
+  if (budget !== undefined) {
+    const conflict = thinkingConflictOf(body, formatTool?.name);
+    if (conflict !== undefined) {
+      throw new Untranslatable(conflict.message, conflict.param, 'unsupported_value');
+    }
+    body.thinking = { type: 'enabled', budget_tokens: budget };
+  }
   return { body, jsonTool: formatTool?.name };
 }
 
@@ -140,6 +173,9 @@ function systemOf(messages: readonly ChatMessage[]): string {
     .join('\n\n');
 }
 
+/** The user turn put before a conversation that opens with the assistant's (docs/gateway.md). */
+export const OPENING_TURN = '.';
+
 /** Text parts of a system or tool message are lines of one text. */
 const textOf = (content: string | TextPart[]) =>
   typeof content === 'string' ? content : content.map((part) => part.text).join('\n');
@@ -147,12 +183,14 @@ const textOf = (content: string | TextPart[]) =>
 /**
  * The conversation as Anthropic's alternating turns: tool results are user content, and
  * consecutive messages of one role (an assistant's text then its tool calls, several tool
- * results, results then the user's next words) merge into one turn.
+ * results, results then the user's next words, user words around a system message lifted out)
+ * merge into one turn, as Anthropic itself would combine them. With `thinking`, each assistant
+ * turn begins with the thinking it came with.
  */
-function turnsOf(messages: readonly ChatMessage[]): MessageParam[] {
+function turnsOf(messages: readonly ChatMessage[], thinking: boolean): MessageParam[] {
   const turns: MessageParam[] = [];
   for (const [index, message] of messages.entries()) {
-    const turn = turnOf(message, index);
+    const turn = turnOf(message, index, thinking);
     // Anthropic refuses empty turns; a message with nothing to say adds nothing.
     if (turn === undefined || turn.content.length === 0) continue;
     const last = turns.at(-1);
@@ -164,7 +202,7 @@ function turnsOf(messages: readonly ChatMessage[]): MessageParam[] {
   return turns;
 }
 
-function turnOf(message: ChatMessage, index: number): MessageParam | undefined {
+function turnOf(message: ChatMessage, index: number, thinking: boolean): MessageParam | undefined {
   switch (message.role) {
     case 'system':
     case 'developer':
@@ -174,7 +212,13 @@ function turnOf(message: ChatMessage, index: number): MessageParam | undefined {
     case 'tool':
       return { role: 'user', content: [toolResultOf(message)] };
     case 'assistant':
-      return { role: 'assistant', content: assistantBlocksOf(message, `messages[${index}]`) };
+      return {
+        role: 'assistant',
+        content: [
+          ...(thinking ? thinkingBlocksOf(message.reasoning_details) : []),
+          ...assistantBlocksOf(message, `messages[${index}]`),
+        ],
+      };
   }
 }
 

@@ -28,6 +28,7 @@ const model: ModelConfig = {
   vision: true,
   tools: true,
   jsonOutput: true,
+  reasoning: false,
   contextWindow: 200_000,
   price: { input: 3, output: 15 },
 };

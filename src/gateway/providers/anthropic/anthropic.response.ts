@@ -1,6 +1,7 @@
-import type { ToolCall } from '../../chat.schemas.ts';
+import type { ReasoningDetail, ToolCall } from '../../chat.schemas.ts';
 import type { OpenAiError } from '../../openai-errors.ts';
 import type { ChatCompletion, ChatUsage, FinishReason } from '../../provider.ts';
+import { estimateTokens } from '../token-estimate.ts';
 import { genericError } from '../upstream-failure.ts';
 import type { ErrorBody, Message, StopReason, Usage } from './anthropic.types.ts';
 
@@ -15,8 +16,10 @@ export interface AnswerContext {
 
 /**
  * An Anthropic message as a chat completion: text blocks are the content, `tool_use` blocks
- * the tool calls (input as JSON text), the JSON-mode tool's input is content text. The id
- * stays Anthropic's (`msg_…`), which its support and logs know.
+ * the tool calls (input as JSON text), the JSON-mode tool's input is content text; `thinking`
+ * blocks are the reasoning (their text joined) and, with `redacted_thinking` blocks, its
+ * `reasoning_details`, numbered in order, for the client to send back. The id stays
+ * Anthropic's (`msg_…`), which its support and logs know.
  *
  * @example
  * const completion = toChatCompletion(message, { model: call.model.id, created, jsonTool });
@@ -24,8 +27,16 @@ export interface AnswerContext {
 export function toChatCompletion(message: Message, context: AnswerContext): ChatCompletion {
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
+  const thoughts: string[] = [];
+  const details: ReasoningDetail[] = [];
   for (const block of message.content) {
     if (block.type === 'text') texts.push(block.text);
+    if (block.type === 'thinking') {
+      thoughts.push(block.thinking);
+      details.push(thinkingDetail(block.thinking, block.signature, details.length));
+    }
+    if (block.type === 'redacted_thinking')
+      details.push(redactedDetail(block.data, details.length));
     if (block.type !== 'tool_use') continue;
     const input = JSON.stringify(block.input ?? {});
     if (block.name === context.jsonTool) texts.push(input);
@@ -52,14 +63,36 @@ export function toChatCompletion(message: Message, context: AnswerContext): Chat
           content,
           refusal: null,
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          ...(details.length > 0
+            ? { reasoning: thoughts.join(''), reasoning_details: details }
+            : {}),
         },
         logprobs: null,
         finish_reason: finishReasonOf(message.stop_reason, toolCalls.length > 0),
       },
     ],
-    usage: usageOf(message.usage),
+    usage: usageOf(message.usage, details.length > 0 ? thoughts.join('') : undefined),
   };
 }
+
+export const thinkingDetail = (
+  text: string,
+  signature: string | undefined,
+  index: number,
+): ReasoningDetail => ({
+  type: 'reasoning.text',
+  text,
+  ...(signature === undefined ? {} : { signature }),
+  format: 'anthropic',
+  index,
+});
+
+export const redactedDetail = (data: string, index: number): ReasoningDetail => ({
+  type: 'reasoning.encrypted',
+  data,
+  format: 'anthropic',
+  index,
+});
 
 /**
  * `tool_use` is `tool_calls` only when there are calls to show: a JSON-mode answer ends in a
@@ -80,8 +113,14 @@ export function finishReasonOf(reason: StopReason | null, hasToolCalls: boolean)
   }
 }
 
-/** Cache writes and reads are prompt tokens too; the reads are OpenAI's `cached_tokens`. */
-export function usageOf(usage: Usage): ChatUsage {
+/**
+ * Cache writes and reads are prompt tokens too; the reads are OpenAI's `cached_tokens`.
+ * `thinking`, the text of an answer that thought: Anthropic bills the thinking inside
+ * `output_tokens` (which stays `completion_tokens`) without counting it apart, so
+ * `reasoning_tokens` is estimated from the thinking's text (estimateTokens), at most the
+ * output. Claude 4 models show a summary of longer thinking, so this is a lower bound.
+ */
+export function usageOf(usage: Usage, thinking?: string): ChatUsage {
   const cached = usage.cache_read_input_tokens ?? 0;
   const prompt = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + cached;
   return {
@@ -89,6 +128,13 @@ export function usageOf(usage: Usage): ChatUsage {
     completion_tokens: usage.output_tokens,
     total_tokens: prompt + usage.output_tokens,
     prompt_tokens_details: { cached_tokens: cached },
+    ...(thinking === undefined
+      ? {}
+      : {
+          completion_tokens_details: {
+            reasoning_tokens: Math.min(estimateTokens(thinking), usage.output_tokens),
+          },
+        }),
   };
 }
 

@@ -10,19 +10,27 @@ import {
   type AnswerContext,
   finishReasonOf,
   openAiErrorOf,
+  redactedDetail,
+  thinkingDetail,
   usageOf,
 } from './anthropic.response.ts';
 import type { StopReason, StreamEvent, Usage } from './anthropic.types.ts';
 
-/** Where a content block's deltas go: the content, or one tool call's arguments. */
+/**
+ * Where a content block's deltas go: the content, one tool call's arguments, or one piece of
+ * the reasoning (its index among the reasoning details).
+ */
 type BlockTarget =
   | { readonly kind: 'content' }
+  | { readonly kind: 'thinking'; readonly index: number }
   | { readonly kind: 'tool'; readonly index: number; wrote: boolean }
   | { readonly kind: 'json'; wrote: boolean };
 
 /**
  * Anthropic's stream events as chat completion chunks, by the rules of ChatChunk: a first
- * chunk with the assistant role, content deltas, tool-call deltas indexed among the tool calls
+ * chunk with the assistant role, reasoning deltas (each `thinking_delta` as `reasoning` text
+ * and a `reasoning_details` text piece, the `signature_delta` as that piece's signature, a
+ * redacted block whole), content deltas, tool-call deltas indexed among the tool calls
  * (not among the content blocks), a last choice chunk with the finish reason, then one chunk
  * with `choices: []` and the usage. `ping` and unknown events are skipped, as Anthropic asks;
  * an `error` event, or an end before `message_stop`, throws UpstreamStreamError.
@@ -39,6 +47,9 @@ export async function* anthropicChunks(
   let stopReason: StopReason | null = null;
   let usage: Usage = { input_tokens: 0, output_tokens: 0 };
   let toolCalls = 0;
+  let reasoningPieces = 0;
+  // The thinking's text, for the reasoning tokens; undefined while the answer has not thought.
+  let thinking: string | undefined;
   let stopped = false;
   const blocks = new Map<number, BlockTarget>();
 
@@ -74,6 +85,19 @@ export async function* anthropicChunks(
         if (block.type === 'text') {
           blocks.set(event.index, { kind: 'content' });
           if (block.text !== '') yield content(block.text);
+        } else if (block.type === 'thinking') {
+          const index = reasoningPieces++;
+          blocks.set(event.index, { kind: 'thinking', index });
+          thinking = (thinking ?? '') + block.thinking;
+          if (block.thinking !== '') {
+            yield chunk({
+              reasoning: block.thinking,
+              reasoning_details: [thinkingDetail(block.thinking, undefined, index)],
+            });
+          }
+        } else if (block.type === 'redacted_thinking') {
+          thinking ??= '';
+          yield chunk({ reasoning_details: [redactedDetail(block.data, reasoningPieces++)] });
         } else if (block.type === 'tool_use' && block.name === context.jsonTool) {
           blocks.set(event.index, { kind: 'json', wrote: false });
         } else if (block.type === 'tool_use') {
@@ -90,7 +114,7 @@ export async function* anthropicChunks(
             ],
           });
         }
-        // Other blocks (thinking, server tools) come only with features not asked for.
+        // Other blocks (server tools) come only with features not asked for.
         break;
       }
 
@@ -98,6 +122,18 @@ export async function* anthropicChunks(
         const target = blocks.get(event.index);
         const { delta } = event;
         if (target === undefined) break;
+        if (target.kind === 'thinking') {
+          if (delta.type === 'thinking_delta' && delta.thinking !== '') {
+            thinking = (thinking ?? '') + delta.thinking;
+            yield chunk({
+              reasoning: delta.thinking,
+              reasoning_details: [thinkingDetail(delta.thinking, undefined, target.index)],
+            });
+          } else if (delta.type === 'signature_delta') {
+            yield chunk({ reasoning_details: [thinkingDetail('', delta.signature, target.index)] });
+          }
+          break;
+        }
         const piece =
           delta.type === 'text_delta'
             ? delta.text
@@ -140,7 +176,7 @@ export async function* anthropicChunks(
       case 'message_stop':
         stopped = true;
         yield chunk({}, finishReasonOf(stopReason, toolCalls > 0));
-        yield { ...chunk({}), choices: [], usage: usageOf(usage) };
+        yield { ...chunk({}), choices: [], usage: usageOf(usage, thinking) };
         // Reading on to the end of the body lets the connection serve another request.
         break;
     }

@@ -35,8 +35,29 @@ export interface ToolResultBlockParam {
   content: string | TextBlockParam[];
 }
 
+/**
+ * A thinking block as Anthropic answered it, sent back unchanged: Anthropic checks the
+ * signature, and refuses a block whose text or signature changed.
+ */
+export interface ThinkingBlockParam {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Thinking Anthropic's safety systems sealed: opaque `data`, sent back unchanged. */
+export interface RedactedThinkingBlockParam {
+  type: 'redacted_thinking';
+  data: string;
+}
+
 export type UserBlock = TextBlockParam | ImageBlockParam | ToolResultBlockParam;
-export type AssistantBlock = TextBlockParam | ToolUseBlockParam;
+/** Thinking blocks come first in a turn, before its text and tool calls. */
+export type AssistantBlock =
+  | ThinkingBlockParam
+  | RedactedThinkingBlockParam
+  | TextBlockParam
+  | ToolUseBlockParam;
 
 /** Turns alternate between `user` and `assistant`; the system prompt is not a turn. */
 export type MessageParam =
@@ -70,6 +91,12 @@ export interface MessagesRequest {
   tools?: Tool[];
   tool_choice?: ToolChoice;
   metadata?: { user_id: string };
+  /**
+   * Extended thinking: `budget_tokens` is at least 1024 and below `max_tokens`, which counts
+   * the thinking too. Thinking refuses a temperature other than 1, `top_k`, a `top_p` below
+   * 0.95, and a `tool_choice` that forces a tool (`any`, `tool`).
+   */
+  thinking?: { type: 'enabled'; budget_tokens: number };
   stream?: boolean;
 }
 
@@ -85,11 +112,23 @@ export interface ToolUseBlock {
   input: unknown;
 }
 
+/** The model's thinking, with the signature Anthropic checks when it is sent back. */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
 /**
- * The blocks mnemo translates. Others (`thinking`, server tools' blocks) come only with
- * features the gateway does not ask for, and are skipped by their `type`.
+ * The blocks mnemo translates. Others (server tools' blocks) come only with features the
+ * gateway does not ask for, and are skipped by their `type`.
  */
-export type ContentBlock = TextBlock | ToolUseBlock;
+export type ContentBlock = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock;
 
 export type StopReason =
   | 'end_turn'
@@ -130,7 +169,10 @@ export type StreamEvent =
       index: number;
       delta:
         | { type: 'text_delta'; text: string }
-        | { type: 'input_json_delta'; partial_json: string };
+        | { type: 'input_json_delta'; partial_json: string }
+        | { type: 'thinking_delta'; thinking: string }
+        /** Just before the thinking block's `content_block_stop`. */
+        | { type: 'signature_delta'; signature: string };
     }
   | { type: 'content_block_stop'; index: number }
   | {

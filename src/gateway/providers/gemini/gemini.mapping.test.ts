@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ChatRequest } from '../../chat.schemas.ts';
 import { toGenerateContentRequest } from './gemini.mapping.ts';
 
+const flash = { upstream: 'gemini-2.5-flash', reasoning: true };
+
 const request = (messages: ChatMessage[], rest: Partial<ChatRequest> = {}): ChatRequest => ({
   model: 'google/gemini-2.5-flash',
   messages,
@@ -9,13 +11,13 @@ const request = (messages: ChatMessage[], rest: Partial<ChatRequest> = {}): Chat
 });
 
 const mapped = (messages: ChatMessage[], rest: Partial<ChatRequest> = {}) => {
-  const result = toGenerateContentRequest(request(messages, rest));
+  const result = toGenerateContentRequest(request(messages, rest), flash);
   if (!result.ok) throw new Error(`expected a mapping, got ${result.error.message}`);
   return result.value;
 };
 
 const refused = (messages: ChatMessage[]) => {
-  const result = toGenerateContentRequest(request(messages));
+  const result = toGenerateContentRequest(request(messages), flash);
   if (result.ok) throw new Error('expected the mapping to refuse');
   return result.error;
 };
@@ -190,6 +192,68 @@ describe('toGenerateContentRequest: tool calls and results', () => {
     ]);
   });
 
+  it('puts each signature of reasoning_details back on its part, dropping other kinds', () => {
+    const signed = { ...weather, id: 'call_weather__thought__c2lnLWlk' };
+    const contents = mapped([
+      hello,
+      {
+        role: 'assistant',
+        content: 'Let me check.',
+        reasoning: 'Weather first.',
+        reasoning_details: [
+          { type: 'reasoning.text', text: 'Weather first.', format: 'gemini', index: 0 },
+          { type: 'reasoning.encrypted', data: 'dGV4dA==', id: null, format: 'gemini', index: 1 },
+          { type: 'reasoning.encrypted', data: 'd2VhdGhlcg==', id: signed.id, format: 'gemini' },
+          { type: 'reasoning.encrypted', data: 'b3RoZXI=', id: 'call_time', format: 'anthropic' },
+          { type: 'reasoning.text', text: 'x', signature: 'c2ln', format: 'anthropic' },
+        ],
+        tool_calls: [signed, time],
+      },
+      { role: 'tool', tool_call_id: signed.id, content: 'sunny' },
+      { role: 'tool', tool_call_id: 'call_time', content: '10:00' },
+    ]).contents;
+    expect(contents[1]).toEqual({
+      role: 'model',
+      parts: [
+        { text: 'Let me check.', thoughtSignature: 'dGV4dA==' },
+        {
+          functionCall: { name: 'get_weather', args: { city: 'Paris', days: [1, 2] } },
+          thoughtSignature: 'd2VhdGhlcg==',
+        },
+        { functionCall: { name: 'get_time', args: {} } },
+      ],
+    });
+  });
+
+  it('takes the signature a tool call id carries when reasoning_details did not come back', () => {
+    const contents = mapped([
+      hello,
+      { role: 'assistant', tool_calls: [{ ...weather, id: 'call_weather__thought__c2lnLWlk' }] },
+      { role: 'tool', tool_call_id: 'call_weather__thought__c2lnLWlk', content: 'sunny' },
+    ]).contents;
+    expect(contents[1]?.parts).toEqual([
+      {
+        functionCall: { name: 'get_weather', args: { city: 'Paris', days: [1, 2] } },
+        thoughtSignature: 'c2lnLWlk',
+      },
+    ]);
+  });
+
+  it('leaves out a text signature when the turn has no text', () => {
+    const contents = mapped([
+      hello,
+      {
+        role: 'assistant',
+        reasoning_details: [
+          { type: 'reasoning.encrypted', data: 'dGV4dA==', id: null, format: 'gemini' },
+        ],
+        tool_calls: [time],
+      },
+      { role: 'tool', tool_call_id: 'call_time', content: '10:00' },
+    ]).contents;
+    expect(contents[1]?.parts).toEqual([{ functionCall: { name: 'get_time', args: {} } }]);
+  });
+
   it('wraps a result that is JSON but not an object, or no JSON at all, in { result }', () => {
     const contents = mapped([
       hello,
@@ -261,6 +325,20 @@ describe('toGenerateContentRequest: tool calls and results', () => {
 });
 
 describe('toGenerateContentRequest: tools and generation settings', () => {
+  it('asks a reasoning model for thoughts within the budget of the effort', () => {
+    expect(mapped([hello], { reasoning_effort: 'medium' }).generationConfig).toEqual({
+      thinkingConfig: { includeThoughts: true, thinkingBudget: 8192 },
+    });
+    const gemini3 = toGenerateContentRequest(request([hello], { reasoning_effort: 'low' }), {
+      upstream: 'gemini-3-pro-preview',
+      reasoning: true,
+    });
+    expect(gemini3.ok && gemini3.value.generationConfig).toEqual({
+      thinkingConfig: { includeThoughts: true, thinkingLevel: 'LOW' },
+    });
+    expect(mapped([hello]).generationConfig).toBeUndefined();
+  });
+
   it('declares tools with their JSON Schema as parametersJsonSchema, untouched', () => {
     const parameters = {
       type: 'object',

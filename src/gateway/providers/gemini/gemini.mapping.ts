@@ -1,3 +1,4 @@
+import type { ModelConfig } from '../../catalog.ts';
 import type {
   AssistantMessage,
   ChatRequest,
@@ -12,6 +13,8 @@ import type {
 } from '../../chat.schemas.ts';
 import type { OpenAiError } from '../../openai-errors.ts';
 import { thoughtSignatureOf } from './gemini.call-ids.ts';
+import { signaturesOf } from './gemini.reasoning.ts';
+import { thinkingConfigOf } from './gemini.thinking.ts';
 import type {
   GeminiContent,
   GeminiGenerationConfig,
@@ -33,15 +36,21 @@ export type Mapped<T> =
  * - user turns stay `user`, assistant turns become `model`, and tool results are
  *   `functionResponse` parts of a `user` turn; turns of one role in a row are merged, as
  *   Gemini wants the roles to alternate;
+ * - an assistant turn's thought signatures (its `reasoning_details` of Gemini's format, or the
+ *   signature a tool call id carries) go back on the parts they came with;
  * - tools, tool_choice, response_format and the sampling fields map to `tools`, `toolConfig`
- *   and `generationConfig`. `parallel_tool_calls`, `user` and fields mnemo does not translate
- *   have no Gemini counterpart and are left out.
+ *   and `generationConfig`, `reasoning_effort` to its `thinkingConfig` (gemini.thinking.ts).
+ *   `parallel_tool_calls`, `user` and fields mnemo does not translate have no Gemini
+ *   counterpart and are left out.
  *
  * @example
- * const mapped = toGenerateContentRequest(call.request);
+ * const mapped = toGenerateContentRequest(call.request, call.model);
  * if (mapped.ok) await transport.post(url, headers, JSON.stringify(mapped.value), signal);
  */
-export function toGenerateContentRequest(request: ChatRequest): Mapped<GenerateContentRequest> {
+export function toGenerateContentRequest(
+  request: ChatRequest,
+  model: Pick<ModelConfig, 'upstream' | 'reasoning'>,
+): Mapped<GenerateContentRequest> {
   const contents = contentsOf(request);
   if (!contents.ok) return contents;
   const system = request.messages
@@ -51,7 +60,7 @@ export function toGenerateContentRequest(request: ChatRequest): Mapped<GenerateC
     .map((text) => ({ text }));
   const tools = toolsOf(request.tools);
   const toolConfig = toolConfigOf(request.tool_choice);
-  const generationConfig = generationConfigOf(request);
+  const generationConfig = generationConfigOf(request, model);
   return {
     ok: true,
     value: {
@@ -122,20 +131,34 @@ function userTurn(message: UserMessage, at: string): Mapped<GeminiContent> {
   return { ok: true, value: { role: 'user', parts } };
 }
 
+/**
+ * An assistant turn as a `model` turn: its text, then its calls. Gemini wants each signature
+ * back on the part it came with: a call's on its functionCall part (its `reasoning_details`
+ * piece of that id, else the one its id carries, for clients that drop `reasoning_details`),
+ * and a text's on the first text part. The reasoning's text is not sent: Gemini reads its
+ * reasoning from the signatures, and a signature of no text in a turn without text is left out
+ * (Gemini asks for those only as a recommendation).
+ */
 function modelTurn(message: AssistantMessage, at: string): Mapped<GeminiContent> {
   const texts =
     typeof message.content === 'string'
       ? [message.content]
       : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : part.refusal));
   if (typeof message.refusal === 'string') texts.push(message.refusal);
-  const parts = textParts(texts);
+  const signatures = signaturesOf(message.reasoning_details);
+  const textSignature = signatures.ofText[0];
+  const parts = textParts(texts).map((part, index) =>
+    index === 0 && textSignature !== undefined
+      ? { ...part, thoughtSignature: textSignature }
+      : part,
+  );
   for (const [index, call] of (message.tool_calls ?? []).entries()) {
     const args = argumentsOf(
       call.function.arguments,
       `${at}.tool_calls[${index}].function.arguments`,
     );
     if (!args.ok) return args;
-    const thoughtSignature = thoughtSignatureOf(call.id);
+    const thoughtSignature = signatures.byCall.get(call.id) ?? thoughtSignatureOf(call.id);
     parts.push({
       functionCall: { name: call.function.name, args: args.value },
       ...(thoughtSignature !== undefined && { thoughtSignature }),
@@ -267,9 +290,13 @@ function toolConfigOf(choice: ToolChoice | undefined): GeminiToolConfig | undefi
   }
 }
 
-function generationConfigOf(request: ChatRequest): GeminiGenerationConfig | undefined {
+function generationConfigOf(
+  request: ChatRequest,
+  model: Pick<ModelConfig, 'upstream' | 'reasoning'>,
+): GeminiGenerationConfig | undefined {
   const maxOutputTokens = request.max_completion_tokens ?? request.max_tokens;
   const stop = request.stop;
+  const thinkingConfig = thinkingConfigOf(request.reasoning_effort, model);
   const config: GeminiGenerationConfig = {
     ...(typeof stop === 'string' && { stopSequences: [stop] }),
     ...(Array.isArray(stop) && { stopSequences: stop }),
@@ -279,6 +306,7 @@ function generationConfigOf(request: ChatRequest): GeminiGenerationConfig | unde
     ...(request.top_p != null && { topP: request.top_p }),
     ...(request.seed != null && { seed: request.seed }),
     ...responseFormatOf(request.response_format),
+    ...(thinkingConfig && { thinkingConfig }),
   };
   return Object.keys(config).length > 0 ? config : undefined;
 }

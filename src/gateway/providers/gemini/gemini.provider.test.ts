@@ -23,6 +23,7 @@ const model: ModelConfig = {
   vision: true,
   tools: true,
   jsonOutput: true,
+  reasoning: false,
   contextWindow: 1_048_576,
   price: { input: 0.3, output: 2.5 },
 };

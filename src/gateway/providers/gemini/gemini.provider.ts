@@ -25,7 +25,7 @@ export const createGeminiProvider: ProviderFactory = (config, transport) => {
   /** Sends the call; settles with the answer once its status is 200, else with the failure. */
   async function send(call: ProviderCall, stream: boolean): Promise<Outcome<TransportResponse>> {
     if (config.apiKey === undefined) return missingKey(config);
-    const mapped = toGenerateContentRequest(call.request);
+    const mapped = toGenerateContentRequest(call.request, call.model);
     if (!mapped.ok) {
       return { ok: false, failure: { kind: 'status', status: 400, error: mapped.error } };
     }

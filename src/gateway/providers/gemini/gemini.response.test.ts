@@ -16,7 +16,7 @@ const completed = (response: GenerateContentResponse) => {
 };
 
 describe('toChatCompletion', () => {
-  it('joins the text parts, leaves thoughts out, and names the catalog model', () => {
+  it('joins the text parts, the thoughts as reasoning, and names the catalog model', () => {
     const completion = completed({
       candidates: [
         {
@@ -50,7 +50,16 @@ describe('toChatCompletion', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'Paris is the capital.', refusal: null },
+          message: {
+            role: 'assistant',
+            content: 'Paris is the capital.',
+            refusal: null,
+            reasoning: 'Let me think about',
+            reasoning_details: [
+              { type: 'reasoning.text', text: 'Let me think about', format: 'gemini', index: 0 },
+              { type: 'reasoning.encrypted', data: 'c2ln', id: null, format: 'gemini', index: 1 },
+            ],
+          },
           logprobs: null,
           finish_reason: 'stop',
         },
@@ -93,6 +102,17 @@ describe('toChatCompletion', () => {
         function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
       },
       { id: 'fc_7', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+    ]);
+    // The signature also as a reasoning piece naming the call it signs.
+    expect(message?.reasoning).toBeUndefined();
+    expect(message?.reasoning_details).toEqual([
+      {
+        type: 'reasoning.encrypted',
+        data: 'CiQB+/==',
+        id: message?.tool_calls?.[0]?.id,
+        format: 'gemini',
+        index: 0,
+      },
     ]);
     expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
     expect(completion.id).toMatch(/^chatcmpl-[0-9a-f]{24}$/);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ToolCall } from '../../chat.schemas.ts';
+import type { ReasoningDetail, ToolCall } from '../../chat.schemas.ts';
 import type { OpenAiError } from '../../openai-errors.ts';
 import type {
   ChatCompletion,
@@ -10,6 +10,7 @@ import type {
 } from '../../provider.ts';
 import { genericError } from '../upstream-failure.ts';
 import { toolCallIdOf } from './gemini.call-ids.ts';
+import { joinByIndex, newReasoningCursor, reasoningOfPart } from './gemini.reasoning.ts';
 import type {
   GeminiCandidate,
   GeminiPart,
@@ -19,8 +20,9 @@ import type {
 
 /**
  * A GenerateContentResponse as a `chat.completion`, one choice per candidate: the text parts
- * joined as the content, each functionCall part as a tool call, the finish reason and usage
- * translated; `model` is the catalog id. A prompt Gemini blocked (no candidates, a
+ * joined as the content, each functionCall part as a tool call, the thought parts as the
+ * message's `reasoning` and, with the parts' signatures, its `reasoning_details`
+ * (gemini.reasoning.ts); the finish reason and usage translated; `model` is the catalog id. A prompt Gemini blocked (no candidates, a
  * `promptFeedback.blockReason`) fails as OpenAI fails a prompt its filter flags: 400
  * `invalid_prompt`, since no answer was written.
  *
@@ -49,12 +51,18 @@ export function toChatCompletion(
 }
 
 function choiceOf(candidate: GeminiCandidate): ChatCompletion['choices'][number] {
-  const parts = answerParts(candidate);
-  const texts = parts.flatMap((part) => ('text' in part ? [part.text] : []));
-  const toolCalls = parts.flatMap((part) => {
+  const texts: string[] = [];
+  const thoughts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  const details: ReasoningDetail[] = [];
+  const cursor = newReasoningCursor();
+  for (const part of candidate.content?.parts ?? []) {
     const call = toolCallOf(part);
-    return call ? [call] : [];
-  });
+    if (call) toolCalls.push(call);
+    else if ('text' in part) (part.thought === true ? thoughts : texts).push(part.text);
+    details.push(...reasoningOfPart(part, call?.id, cursor));
+  }
+  const reasoning = thoughts.join('');
   return {
     // proto3 JSON leaves a zero out: a candidate without an index is the first.
     index: candidate.index ?? 0,
@@ -63,15 +71,12 @@ function choiceOf(candidate: GeminiCandidate): ChatCompletion['choices'][number]
       content: texts.length > 0 ? texts.join('') : null,
       refusal: null,
       ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+      ...(reasoning !== '' && { reasoning }),
+      ...(details.length > 0 && { reasoning_details: joinByIndex(details) }),
     },
     logprobs: null,
     finish_reason: finishReasonOf(candidate.finishReason, toolCalls.length > 0),
   };
-}
-
-/** A candidate's parts without its thoughts, which are the model's own notes. */
-export function answerParts(candidate: GeminiCandidate): readonly GeminiPart[] {
-  return (candidate.content?.parts ?? []).filter((part) => part.thought !== true);
 }
 
 /** A functionCall part as OpenAI's tool call; its arguments as JSON text. */

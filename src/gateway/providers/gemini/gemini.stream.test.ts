@@ -147,6 +147,77 @@ describe('geminiChunks', () => {
     expect(new Set(chunks.map((chunk) => chunk.id))).toEqual(new Set(['chatcmpl-r2']));
   });
 
+  it('streams thoughts as reasoning, one text piece over many parts, then the signatures', async () => {
+    const parts = (...list: object[]) => ({ candidates: [{ content: { parts: list } }] });
+    const { chunks, error } = await collect(
+      bodyOf([
+        event(parts({ text: 'Weather ', thought: true })),
+        event(parts({ text: 'first.', thought: true })),
+        event(
+          parts(
+            {
+              functionCall: { name: 'get_weather', args: { city: 'Paris' } },
+              thoughtSignature: 'c2ln',
+            },
+            { functionCall: { name: 'get_time', args: {} } },
+          ),
+        ),
+        event({
+          candidates: [
+            { content: { parts: [{ text: '', thoughtSignature: 'ZW5k' }] }, finishReason: 'STOP' },
+          ],
+        }),
+      ]).body,
+    );
+    expect(error).toBeUndefined();
+    const deltas = chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.delta));
+    const callId = deltas[3]?.tool_calls?.[0]?.id;
+    expect(callId).toMatch(/^call_[0-9a-f]{24}__thought__c2ln$/);
+    expect(deltas).toEqual([
+      { role: 'assistant', content: '' },
+      {
+        reasoning: 'Weather ',
+        reasoning_details: [
+          { type: 'reasoning.text', text: 'Weather ', format: 'gemini', index: 0 },
+        ],
+      },
+      {
+        reasoning: 'first.',
+        reasoning_details: [{ type: 'reasoning.text', text: 'first.', format: 'gemini', index: 0 }],
+      },
+      {
+        tool_calls: [
+          {
+            index: 0,
+            id: callId,
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
+        ],
+        reasoning_details: [
+          { type: 'reasoning.encrypted', data: 'c2ln', id: callId, format: 'gemini', index: 1 },
+        ],
+      },
+      {
+        tool_calls: [
+          {
+            index: 1,
+            id: expect.stringMatching(/^call_[0-9a-f]{24}$/),
+            type: 'function',
+            function: { name: 'get_time', arguments: '{}' },
+          },
+        ],
+      },
+      {
+        reasoning_details: [
+          { type: 'reasoning.encrypted', data: 'ZW5k', id: null, format: 'gemini', index: 2 },
+        ],
+      },
+      {},
+    ]);
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+
   it('keeps candidates apart by index, each with its own role chunk and finish', async () => {
     const { chunks, error } = await collect(
       bodyOf([
@@ -184,6 +255,14 @@ describe('geminiChunks', () => {
       [1, { content: 'B1' }, null],
       [1, { content: 'B2' }, null],
       [1, {}, 'length'],
+      [
+        0,
+        {
+          reasoning: 'A2',
+          reasoning_details: [{ type: 'reasoning.text', text: 'A2', format: 'gemini', index: 0 }],
+        },
+        null,
+      ],
       [0, {}, 'stop'],
       undefined,
     ]);

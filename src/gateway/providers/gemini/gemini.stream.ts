@@ -8,8 +8,8 @@ import {
 import { readServerSentEvents } from '../sse-reader.ts';
 import { genericError } from '../upstream-failure.ts';
 import { geminiErrorOf, openAiErrorOf } from './gemini.errors.ts';
+import { newReasoningCursor, type ReasoningCursor, reasoningOfPart } from './gemini.reasoning.ts';
 import {
-  answerParts,
   blockedPrompt,
   completionIdOf,
   finishReasonOf,
@@ -24,6 +24,7 @@ interface ChoiceState {
   /** Tool calls sent, which numbers the next one. */
   calls: number;
   finished: boolean;
+  reasoning: ReasoningCursor;
 }
 
 /**
@@ -31,9 +32,11 @@ interface ChoiceState {
  * event is a whole GenerateContentResponse holding the next parts of each candidate; the
  * candidate's last event carries its finishReason, and usageMetadata comes with the events,
  * the last being the total. Per choice (candidate), in order: a chunk with the role, one per
- * text part, one per function call (Gemini sends calls whole, so each call is a single delta
- * with its id, name and all its arguments), and one with the finish reason; then one chunk
- * without choices carrying the usage.
+ * thought part (its text as `reasoning`, and as a `reasoning_details` text piece that the
+ * next thought parts continue), one per text part, one per function call (Gemini sends calls
+ * whole, so each call is a single delta with its id, name and all its arguments), each part's
+ * signature as a `reasoning_details` piece in its part's chunk (gemini.reasoning.ts), and one
+ * with the finish reason; then one chunk without choices carrying the usage.
  *
  * Throws UpstreamStreamError when Google sends an error event, when the prompt was blocked,
  * when the stream ends with a candidate unfinished, or when the connection breaks.
@@ -73,17 +76,24 @@ export async function* geminiChunks(
         const index = candidate.index ?? 0;
         let state = choices.get(index);
         if (state === undefined) {
-          state = { calls: 0, finished: false };
+          state = { calls: 0, finished: false, reasoning: newReasoningCursor() };
           choices.set(index, state);
           yield chunk(index, { role: 'assistant', content: '' });
         }
         if (state.finished) continue;
-        for (const part of answerParts(candidate)) {
+        for (const part of candidate.content?.parts ?? []) {
           const call = toolCallOf(part);
+          const details = reasoningOfPart(part, call?.id, state.reasoning);
+          const reasoning = details.length > 0 ? { reasoning_details: details } : {};
           if (call) {
-            yield chunk(index, { tool_calls: [{ index: state.calls++, ...call }] });
+            yield chunk(index, { tool_calls: [{ index: state.calls++, ...call }], ...reasoning });
+          } else if (part.thought === true && 'text' in part && part.text !== '') {
+            yield chunk(index, { reasoning: part.text, ...reasoning });
           } else if ('text' in part && part.text !== '') {
-            yield chunk(index, { content: part.text });
+            yield chunk(index, { content: part.text, ...reasoning });
+          } else if (details.length > 0) {
+            // A signature on an empty part, as Gemini ends some streams.
+            yield chunk(index, reasoning);
           }
         }
         if (candidate.finishReason !== undefined) {

@@ -99,7 +99,23 @@ export interface GeminiGenerationConfig {
   readonly responseMimeType?: string;
   /** JSON Schema the answer must follow; needs `responseMimeType: application/json`. */
   readonly responseJsonSchema?: Record<string, unknown>;
+  readonly thinkingConfig?: GeminiThinkingConfig;
 }
+
+/**
+ * How much a thinking model thinks, and whether its thoughts come back: Gemini 2.5 takes a
+ * budget in tokens (0 turns thinking off where the model allows it, -1 lets it decide), Gemini
+ * 3 a level; a request sets one or the other, never both.
+ */
+export interface GeminiThinkingConfig {
+  /** Thought parts (`thought: true`, summaries of the thinking) in the answer. */
+  readonly includeThoughts?: boolean;
+  readonly thinkingBudget?: number;
+  readonly thinkingLevel?: GeminiThinkingLevel;
+}
+
+/** The API's enum, as the Google Gen AI SDK writes it. */
+export type GeminiThinkingLevel = 'MINIMAL' | 'LOW' | 'MEDIUM' | 'HIGH';
 
 /** The body of `POST /v1beta/models/{model}:generateContent` (and `:streamGenerateContent`). */
 export interface GenerateContentRequest {

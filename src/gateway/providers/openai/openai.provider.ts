@@ -9,12 +9,14 @@ import { notExpected, readErrorBody, readJsonBody } from '../response-body.ts';
 import { estimatedUsage, messageChars } from '../token-estimate.ts';
 import { statusFailure } from '../upstream-failure.ts';
 import { openAiErrorOf } from './openai.errors.ts';
+import { reasoningFromUpstream, reasoningToUpstream } from './openai.reasoning.ts';
 import { openAiChunks } from './openai.stream.ts';
 
 /**
  * OpenAI and every server that speaks its chat completions (vLLM, Ollama, llama.cpp, Groq,
- * OpenRouter): the request goes through as the client sent it, with the upstream model name,
- * and the answer comes back with the catalog's model id. Streams always ask for usage
+ * OpenRouter): the request goes through as the client sent it, with the upstream model name
+ * (assistant turns' reasoning as openai.reasoning.ts sends it back), and the answer comes back
+ * with the catalog's model id and its reasoning in the gateway's words. Streams always ask for usage
  * (`stream_options.include_usage`), which the gateway records whether or not the client asked.
  *
  * @example
@@ -28,7 +30,9 @@ export const createOpenAiProvider: ProviderFactory = (config, transport) => {
     config.apiKey === undefined ? {} : { authorization: `Bearer ${config.apiKey}` };
 
   const send = async (call: ProviderCall, stream: boolean) => {
-    const { stream_options, ...rest } = call.request;
+    const { stream_options, ...request } = call.request;
+    // `reasoning_effort` goes through as the client sent it; reasoning_details are filtered.
+    const rest = { ...request, messages: reasoningToUpstream(request.messages) };
     const body = stream
       ? {
           ...rest,
@@ -52,6 +56,9 @@ export const createOpenAiProvider: ProviderFactory = (config, transport) => {
       const completion = body.value as ChatCompletion;
       if (!Array.isArray(completion?.choices)) return notExpected('a chat completion');
       completion.model = call.model.id;
+      for (const choice of completion.choices) {
+        if (choice.message) reasoningFromUpstream(choice.message);
+      }
       // A compatible server that reports no usage: counted from the texts.
       completion.usage ??= estimatedUsage(
         call.request,

@@ -9,6 +9,7 @@ import { readServerSentEvents } from '../sse-reader.ts';
 import { deltaChars, estimatedUsage } from '../token-estimate.ts';
 import { genericError } from '../upstream-failure.ts';
 import { openAiErrorOf } from './openai.errors.ts';
+import { reasoningFromUpstream } from './openai.reasoning.ts';
 
 /**
  * An OpenAI-style stream as the gateway's chunks: the catalog's model id in each, and exactly
@@ -41,6 +42,7 @@ export async function* openAiChunks(
       }
       delete chunk.usage;
       for (const choice of chunk.choices) {
+        if (choice.delta) reasoningFromUpstream(choice.delta);
         if (choice.finish_reason) open.delete(choice.index);
         else open.add(choice.index);
       }
