@@ -26,6 +26,7 @@ import { createMemoryRepository } from './memory/memory.repository.ts';
 import { registerMemoryRoutes } from './memory/memory.routes.ts';
 import { createMemoryService } from './memory/memory.service.ts';
 import { createMemoryTargets } from './memory/memory.targets.ts';
+import { createMemorySearchRepository } from './memory/memory-search.repository.ts';
 import { createSignIn } from './oauth/accounts.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { oauthErrorShape } from './oauth/oauth-errors.ts';
@@ -165,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const service = createMemoryService({
     database,
     repository: createMemoryRepository(database),
+    search: createMemorySearchRepository(database),
     targets: createMemoryTargets(database),
     cursors: createCursorCodec(await instanceSecret(database.db, 'cursor-hmac')),
     fullLists: createListCache({ maxBytes: LIST_CACHE_BYTES, maxBodyBytes: LIST_CACHE_BODY_BYTES }),

@@ -5,6 +5,7 @@ import * as oauth from './migrations/2026-11-23T00_oauth.ts';
 import * as platform from './migrations/2026-11-24T00_platform.ts';
 import * as unpricedUsage from './migrations/2026-11-24T01_unpriced_usage.ts';
 import * as reasoningTokens from './migrations/2026-11-24T02_reasoning_tokens.ts';
+import * as memorySearch from './migrations/2026-11-24T03_memory_search.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T00_platform': platform,
   '2026-11-24T01_unpriced_usage': unpricedUsage,
   '2026-11-24T02_reasoning_tokens': reasoningTokens,
+  '2026-11-24T03_memory_search': memorySearch,
 };
 
 export class UnknownSchemaError extends Error {

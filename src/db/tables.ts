@@ -70,6 +70,12 @@ export interface MemoriesTable {
   updated_at: number;
   version: number;
   deleted_at: number | null;
+  /**
+   * The content's search terms (src/platform/search-analyzer.ts), space-separated; empty for a
+   * tombstone. Each engine indexes them: SQLite's FTS5 table `memory_search` through triggers,
+   * PostgreSQL's generated `search_vector` column.
+   */
+  search_terms: Generated<string>;
 }
 
 export interface AuditLogTable {
@@ -186,7 +192,8 @@ export interface Tables {
   usage_records: UsageRecordsTable;
 }
 
-export type MemoryRow = Selectable<MemoriesTable>;
+/** A memory as the service sees it: its search terms are the repository's to write. */
+export type MemoryRow = Omit<Selectable<MemoriesTable>, 'search_terms'>;
 export type NewMemoryRow = Insertable<MemoriesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type OrganizationRow = Selectable<OrganizationsTable>;

@@ -23,3 +23,6 @@ export const editConflict = (current: MemoryItem) =>
   new ApiError(409, 'conflict', 'the memory was changed by another writer since baseUpdatedAt', {
     body: { memory: current },
   });
+export const searchQueryRequired = () => badRequest('q is required');
+export const invalidSearchLimit = (max: number) =>
+  badRequest(`limit must be an integer from 1 to ${max}`);

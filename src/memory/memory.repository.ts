@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import { type PreparedQuery, prepareQuery, type QueryRunner } from '../db/prepared-query.ts';
 import type { MemoryRow, ProjectAccess } from '../db/tables.ts';
+import { indexTerms } from '../platform/search-analyzer.ts';
 import type { CursorScope } from './cursor.ts';
 
 export interface ScopeState {
@@ -90,7 +91,9 @@ export function createMemoryRepository(database: Database) {
       .orderBy('created_at')
       .limit(1),
   );
-  const insertMemory = prepareQuery((p: MemoryRow) =>
+  // The search terms travel in the memory's own statement: the index costs the add no
+  // statement of its own (each engine indexes them in the same transaction).
+  const insertMemory = prepareQuery((p: MemoryRow & { terms: string }) =>
     db.insertInto('memories').values({
       id: p.id,
       scope_id: p.scope_id,
@@ -102,9 +105,11 @@ export function createMemoryRepository(database: Database) {
       updated_at: p.updated_at,
       version: p.version,
       deleted_at: p.deleted_at,
+      search_terms: p.terms,
     }),
   );
-  const writeState = (p: MemoryState) =>
+  type WrittenState = MemoryState & { terms: string };
+  const writeState = (p: WrittenState) =>
     db
       .updateTable('memories')
       .set({
@@ -114,10 +119,11 @@ export function createMemoryRepository(database: Database) {
         updated_at: p.updated_at,
         version: p.version,
         deleted_at: p.deleted_at,
+        search_terms: p.terms,
       })
       .where('id', '=', p.id);
-  const writeMemory = prepareQuery((p: MemoryState) => writeState(p));
-  const writeMemoryIfUnchanged = prepareQuery((p: MemoryState & { expected: number }) =>
+  const writeMemory = prepareQuery((p: WrittenState) => writeState(p));
+  const writeMemoryIfUnchanged = prepareQuery((p: WrittenState & { expected: number }) =>
     writeState(p).where('updated_at', '=', p.expected),
   );
   // Named columns, never `*`: on PostgreSQL a prepared statement's result shape is fixed, and a
@@ -222,7 +228,7 @@ export function createMemoryRepository(database: Database) {
     },
 
     async insertMemory(trx: QueryRunner, row: MemoryRow): Promise<void> {
-      await insertMemory.execute(trx, row);
+      await insertMemory.execute(trx, { ...row, terms: indexTerms(row.content) });
     },
 
     /**
@@ -235,10 +241,15 @@ export function createMemoryRepository(database: Database) {
       state: MemoryState,
       expectedUpdatedAt?: number,
     ): Promise<boolean> {
+      // A tombstone (deleted, content gone) has no terms: it leaves the index.
+      const written = {
+        ...state,
+        terms: state.deleted_at === null ? indexTerms(state.content) : '',
+      };
       const result =
         expectedUpdatedAt === undefined
-          ? await writeMemory.execute(trx, state)
-          : await writeMemoryIfUnchanged.execute(trx, { ...state, expected: expectedUpdatedAt });
+          ? await writeMemory.execute(trx, written)
+          : await writeMemoryIfUnchanged.execute(trx, { ...written, expected: expectedUpdatedAt });
       return (result.numAffectedRows ?? 0n) > 0n;
     },
 

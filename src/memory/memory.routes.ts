@@ -26,6 +26,8 @@ import {
   MemoryItem,
   MemoryResponse,
   OkResponse,
+  SearchQuery,
+  SearchResponse,
   UpdateBody,
   UserQuery,
 } from './memory.schemas.ts';
@@ -108,6 +110,20 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
         const body = await service.list(request.caller, request.query);
         return reply.type('application/json; charset=utf-8').send(body as unknown as ListResponse);
       },
+    );
+
+    app.get(
+      `${BASE}/search`,
+      {
+        schema: {
+          ...common,
+          ...reads,
+          summary: 'Search memories by their words, best first',
+          querystring: SearchQuery,
+          response: { 200: SearchResponse, ...errors },
+        },
+      },
+      async (request) => service.search(request.caller, request.query),
     );
 
     app.get(
@@ -203,5 +219,6 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
   });
 
   registerMethodNotAllowed(parent, BASE, ['GET', 'POST']);
+  registerMethodNotAllowed(parent, `${BASE}/search`, ['GET']);
   registerMethodNotAllowed(parent, `${BASE}/:id`, ['GET', 'PATCH', 'DELETE']);
 }

@@ -133,3 +133,45 @@ export const OkResponse = Type.Object(
   { ok: Type.Literal(true) },
   { description: 'Deleted (or already deleted)' },
 );
+
+export const SearchQuery = Type.Object(
+  {
+    q: Type.String({
+      description:
+        'What to look for, as a person types it: every word must match (the last one as a prefix), or, when no memory has them all, the best matches for any of them. Punctuation and operators are searched as text, never parsed',
+      examples: ['TICKET-4521'],
+    }),
+    category: Type.Optional(
+      Type.Enum(CATEGORIES, { description: 'Only memories of this category' }),
+    ),
+    limit: Type.Optional(
+      Type.String({
+        description: 'Most memories to return, 1 to 100 (default 20)',
+        examples: ['20'],
+      }),
+    ),
+    user: Type.Optional(Uuid('Organization member to act for; default: the credential owner')),
+    project: Type.Optional(Uuid("Search this project's shared pool; not combinable with user")),
+  },
+  { additionalProperties: false },
+);
+export type SearchQuery = Static<typeof SearchQuery>;
+
+/** A MemoryItem and how well it matched. */
+export const SearchHit = Type.Object(
+  {
+    ...MemoryItem.properties,
+    score: Type.Number({ description: 'How well the memory matches; higher is better' }),
+  },
+  { additionalProperties: false },
+);
+export type SearchHit = Static<typeof SearchHit>;
+
+export const SearchResponse = Type.Object(
+  {
+    memories: Type.Array(SearchHit),
+    mode: Type.Literal('lexical', { description: 'How the memories were found: by their words' }),
+  },
+  { description: 'The active memories of the store that match, best first' },
+);
+export type SearchResponse = Static<typeof SearchResponse>;

@@ -4,6 +4,7 @@ import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
 import type { MemoryRow, ProjectAccess, Tables } from '../db/tables.ts';
+import { analyzeQuery } from '../platform/search-analyzer.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { type CursorCodec, type CursorScope, expiredCursor } from './cursor.ts';
 import { foldKey } from './fold.ts';
@@ -13,17 +14,29 @@ import {
   contentTooLong,
   editConflict,
   invalidBaseUpdatedAt,
+  invalidSearchLimit,
   memoryNotFound,
   noUpdateFields,
+  searchQueryRequired,
 } from './memory.errors.ts';
 import type { MemoryRepository } from './memory.repository.ts';
-import type { AddBody, ListQuery, ListResponse, MemoryItem, UpdateBody } from './memory.schemas.ts';
+import type {
+  AddBody,
+  ListQuery,
+  ListResponse,
+  MemoryItem,
+  SearchQuery,
+  SearchResponse,
+  UpdateBody,
+} from './memory.schemas.ts';
 import type { MemoryTargets, Target } from './memory.targets.ts';
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
+import type { MemorySearchRepository } from './memory-search.repository.ts';
 
 export interface MemoryServiceDeps {
   readonly database: Database;
   readonly repository: MemoryRepository;
+  readonly search: MemorySearchRepository;
   readonly targets: MemoryTargets;
   readonly cursors: CursorCodec;
   readonly fullLists: ListCache;
@@ -38,6 +51,8 @@ export type AddOutcome =
 
 const READ_POOL: readonly ProjectAccess[] = ['viewer', 'editor', 'owner'];
 const EDIT_POOL: readonly ProjectAccess[] = ['editor', 'owner'];
+/** How many memories a search answers: by default, and at most (`limit`). */
+const SEARCH_LIMIT = { default: 20, max: 100 };
 
 export function createMemoryService(deps: MemoryServiceDeps) {
   const { database, repository: repo, targets, cursors, fullLists } = deps;
@@ -152,6 +167,25 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         else deleted.push(row.id);
       }
       return answered(json({ memories, deleted, cursor }));
+    },
+
+    /** The store's active memories that match `q`, best first. */
+    async search(caller: Caller, query: SearchQuery): Promise<SearchResponse> {
+      if (!/\S/u.test(query.q)) throw searchQueryRequired();
+      const limit = parseSearchLimit(query.limit);
+      const { scope, target } = await targets.forList(caller, query);
+      const state = await repo.readScope(reader, scope);
+      const found = state
+        ? await deps.search.find(reader, state.id, analyzeQuery(query.q), {
+            category: query.category ?? null,
+            limit,
+          })
+        : [];
+      await auditAlone(caller, target, 'search');
+      return {
+        memories: found.map((row) => ({ ...toMemoryItem(row), score: row.score })),
+        mode: 'lexical',
+      };
     },
 
     async get(caller: Caller, id: string, user: string | undefined): Promise<MemoryItem> {
@@ -274,6 +308,13 @@ export function createMemoryService(deps: MemoryServiceDeps) {
 }
 
 export type MemoryService = ReturnType<typeof createMemoryService>;
+
+function parseSearchLimit(raw: string | undefined): number {
+  if (raw === undefined) return SEARCH_LIMIT.default;
+  const limit = /^\d{1,3}$/.test(raw) ? Number(raw) : 0;
+  if (limit < 1 || limit > SEARCH_LIMIT.max) throw invalidSearchLimit(SEARCH_LIMIT.max);
+  return limit;
+}
 
 function parseBaseUpdatedAt(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

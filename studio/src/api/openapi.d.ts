@@ -338,6 +338,161 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search memories by their words, best first */
+        get: {
+            parameters: {
+                query: {
+                    /**
+                     * @description What to look for, as a person types it: every word must match (the last one as a prefix), or, when no memory has them all, the best matches for any of them. Punctuation and operators are searched as text, never parsed
+                     * @example TICKET-4521
+                     */
+                    q: string;
+                    /** @description Only memories of this category */
+                    category?: "identity" | "preference" | "goal" | "project" | "relationship" | "constraint";
+                    /**
+                     * @description Most memories to return, 1 to 100 (default 20)
+                     * @example 20
+                     */
+                    limit?: string;
+                    /** @description Organization member to act for; default: the credential owner */
+                    user?: string;
+                    /** @description Search this project's shared pool; not combinable with user */
+                    project?: string;
+                };
+                header: {
+                    /** @description The organization the request acts in */
+                    "x-organization-id": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The active memories of the store that match, best first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            memories: {
+                                /**
+                                 * Format: uuid
+                                 * @description Unique identifier of the memory
+                                 */
+                                id: string;
+                                /** @description The memory text; non-empty */
+                                content: string;
+                                /**
+                                 * @description One of the six categories; absent when the memory has none
+                                 * @enum {unknown}
+                                 */
+                                category?: "identity" | "preference" | "goal" | "project" | "relationship" | "constraint";
+                                /**
+                                 * Format: date-time
+                                 * @description When the memory was first recorded (UTC, milliseconds)
+                                 * @example 2026-11-22T09:30:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the memory was last changed; strictly increases with each change
+                                 * @example 2026-11-22T09:30:00.000Z
+                                 */
+                                updatedAt: string;
+                                /** @description How well the memory matches; higher is better */
+                                score: number;
+                            }[];
+                            /**
+                             * @description How the memories were found: by their words
+                             * @enum {string}
+                             */
+                            mode: "lexical";
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/{id}": {
         parameters: {
             query?: never;

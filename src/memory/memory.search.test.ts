@@ -1,0 +1,392 @@
+/**
+ * Lexical search through HTTP (`GET /api/v1/memory/search`), on the suite's engine: what is
+ * found across scripts, identifiers and punctuation, the list's scope rules, and exactness (found
+ * once an add is acknowledged, gone once its delete is).
+ */
+import fc from 'fast-check';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { listAudit } from '../audit/audit.repository.ts';
+import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
+import type { MemoryItem } from './memory.schemas.ts';
+
+const BASE = '/api/v1/memory';
+
+interface Who {
+  token: string;
+  orgId: string;
+  userId: string;
+}
+
+type Hit = MemoryItem & { score: number };
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+async function member(): Promise<Who> {
+  const orgId = await t.fixtures.org();
+  const user = await t.fixtures.user(orgId);
+  return { orgId, token: user.token, userId: user.id };
+}
+
+function checked(res: LightMyRequestResponse) {
+  expect(res.headers['cache-control'], res.body).toBe('no-store');
+  expect(res.headers['content-type'], res.body).toMatch(/^application\/json/);
+  return { status: res.statusCode, body: res.json() as unknown };
+}
+
+const send = async (who: Who, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) =>
+  checked(await t.request(who, { method, url, ...(payload ? { payload } : {}) }));
+
+async function add(who: Who, content: string, extra: object = {}): Promise<MemoryItem> {
+  const res = await send(who, 'POST', BASE, { content, ...extra });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return (res.body as { memory: MemoryItem }).memory;
+}
+
+const search = (who: Who, q: string, extra = '') =>
+  send(who, 'GET', `${BASE}/search?q=${encodeURIComponent(q)}${extra}`);
+
+/** A 200 answer's memories, checked to be exactly `{memories, mode}` of MemoryItems with a score. */
+async function found(who: Who, q: string, extra = ''): Promise<Hit[]> {
+  const res = await search(who, q, extra);
+  expect(res.status, `${q}: ${JSON.stringify(res.body)}`).toBe(200);
+  expect(Object.keys(res.body as object).sort()).toEqual(['memories', 'mode']);
+  const body = res.body as { memories: Hit[]; mode: string };
+  expect(body.mode).toBe('lexical');
+  for (const hit of body.memories) expect(typeof hit.score).toBe('number');
+  return body.memories;
+}
+
+const contents = async (who: Who, q: string, extra = '') =>
+  (await found(who, q, extra)).map((hit) => hit.content);
+
+describe('what a query finds', () => {
+  let who: Who;
+  beforeAll(async () => {
+    who = await member();
+    for (const content of [
+      'Orders a café au lait every morning',
+      'Lives in Москва since 2019',
+      '東京で寿司を食べた',
+      'Blocked on TICKET-4521 until the vendor answers',
+      'Production runs release v2.3.1',
+      'Deploys everything with k8s',
+      'Prefers kubernetes to nomad',
+      'Likes green tea',
+    ]) {
+      await add(who, content);
+    }
+  });
+
+  test.each([
+    ['cafe', 'Orders a café au lait every morning'],
+    ['CAFÉ', 'Orders a café au lait every morning'],
+    ['МОСКВА', 'Lives in Москва since 2019'],
+    ['москва', 'Lives in Москва since 2019'],
+    ['寿司', '東京で寿司を食べた'],
+    ['東京', '東京で寿司を食べた'],
+    ['TICKET-4521', 'Blocked on TICKET-4521 until the vendor answers'],
+    ['ticket 4521', 'Blocked on TICKET-4521 until the vendor answers'],
+    ['ticket4521', 'Blocked on TICKET-4521 until the vendor answers'],
+    ['v2.3.1', 'Production runs release v2.3.1'],
+    ['V2.3.1', 'Production runs release v2.3.1'],
+    ['k8s', 'Deploys everything with k8s'],
+    ['kuber', 'Prefers kubernetes to nomad'],
+    ['green t', 'Likes green tea'],
+    ['what kind of tea', 'Likes green tea'],
+  ])('%s finds %s', async (q, content) => {
+    expect(await contents(who, q)).toEqual([content]);
+  });
+
+  test('only the last word is a prefix', async () => {
+    const other = await member();
+    await add(other, 'Prefers kubernetes to nomad');
+    const named = await add(other, 'Named the cat Kuber, like a nomad');
+    expect(await contents(other, 'kuber nomad')).toEqual([named.content]);
+    expect(await contents(other, 'nomad kuber')).toHaveLength(2);
+  });
+
+  test('a word that no memory has finds nothing', async () => {
+    expect(await contents(who, 'espresso')).toEqual([]);
+  });
+
+  test.each([
+    ['"green tea"', ['Likes green tea']],
+    ['(green)', ['Likes green tea']],
+    ['green NOT', ['Likes green tea']],
+    ['NOT green', ['Likes green tea']],
+    ['-green', ['Likes green tea']],
+    ['tea*', ['Likes green tea']],
+    ['green AND OR NEAR(', ['Likes green tea']],
+    ['"', []],
+    ["'); drop table memories; --", []],
+    ['* - ( ) " : ^ +', []],
+    ['\\', []],
+  ])('%s is searched, not parsed', async (q, expected) => {
+    expect(await contents(who, q)).toEqual(expected);
+  });
+
+  test('the best match first, with a higher score', async () => {
+    const other = await member();
+    await add(other, 'tea');
+    await add(other, 'tea tea tea and more tea: tea is all');
+    await add(other, 'coffee, then tea');
+    const hits = await found(other, 'tea');
+    expect(hits).toHaveLength(3);
+    expect(hits[0]?.content).toBe('tea tea tea and more tea: tea is all');
+    const scores = hits.map((hit) => hit.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(scores[0]).toBeGreaterThan(scores[2] as number);
+  });
+});
+
+describe('the answer', () => {
+  test('exactly MemoryItems with a score; category and limit filter', async () => {
+    const who = await member();
+    const a = await add(who, 'project alpha uses postgres', { category: 'project' });
+    const b = await add(who, 'alpha likes postgres too');
+    const hits = await found(who, 'alpha postgres');
+    expect(
+      hits.map(({ score: _, ...item }) => item).sort((x, y) => (x.id < y.id ? -1 : 1)),
+    ).toEqual([a, b].sort((x, y) => (x.id < y.id ? -1 : 1)));
+    expect(Object.keys(hits.find((h) => h.id === a.id) ?? {}).sort()).toEqual([
+      'category',
+      'content',
+      'createdAt',
+      'id',
+      'score',
+      'updatedAt',
+    ]);
+    expect(await found(who, 'alpha', '&category=project')).toEqual([
+      { ...a, score: expect.any(Number) },
+    ]);
+    expect(await found(who, 'alpha', '&limit=1')).toHaveLength(1);
+    expect(await found(who, 'alpha', '&limit=100')).toHaveLength(2);
+  });
+
+  test.each([
+    ['', 'q is required'],
+    ['%20%20', 'q is required'],
+  ])('q=%j: 400', async (q, error) => {
+    const who = await member();
+    expect(await send(who, 'GET', `${BASE}/search?q=${q}`)).toEqual({
+      status: 400,
+      body: { error },
+    });
+  });
+
+  test('no q: 400', async () => {
+    const who = await member();
+    expect(await send(who, 'GET', `${BASE}/search`)).toEqual({
+      status: 400,
+      body: { error: 'q is required' },
+    });
+  });
+
+  test.each(['0', '101', '-1', '1.5', 'x', ''])('limit=%s: 400', async (limit) => {
+    const who = await member();
+    expect(await send(who, 'GET', `${BASE}/search?q=a&limit=${limit}`)).toEqual({
+      status: 400,
+      body: { error: 'limit must be an integer from 1 to 100' },
+    });
+  });
+
+  test('an unknown category: 400', async () => {
+    const who = await member();
+    const res = await send(who, 'GET', `${BASE}/search?q=a&category=food`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: expect.stringMatching(/category/) });
+  });
+
+  test('no credential: 401', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `${BASE}/search?q=a` });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  test('another method: 405 with Allow', async () => {
+    const who = await member();
+    const res = await t.request(who, { method: 'POST', url: `${BASE}/search`, payload: {} });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD');
+  });
+});
+
+describe('scope', () => {
+  test('only the store searched: not another member, not a pool, not another organization', async () => {
+    const alice = await member();
+    const bob = { ...(await t.fixtures.user(alice.orgId)), orgId: alice.orgId };
+    const bobWho = { orgId: alice.orgId, token: bob.token, userId: bob.id };
+    const stranger = await member();
+    const project = await t.fixtures.project(alice.orgId, { [alice.userId]: 'editor' });
+    const own = await add(alice, 'shared secret handshake');
+    const pooled = await add(alice, 'shared secret handshake in the pool', { project });
+    await add(bobWho, 'shared secret handshake of bob');
+    await add(stranger, 'shared secret handshake elsewhere');
+    expect((await found(alice, 'handshake')).map((h) => h.id)).toEqual([own.id]);
+    expect((await found(alice, 'handshake', `&project=${project}`)).map((h) => h.id)).toEqual([
+      pooled.id,
+    ]);
+  });
+
+  test('user: another member, audited; the policy, a non-member and project with user refused', async () => {
+    const orgId = await t.fixtures.org({ userOverride: 'admins' });
+    const admin = await t.fixtures.user(orgId, 'admin');
+    const plain = await t.fixtures.user(orgId);
+    const adminWho = { orgId, token: admin.token, userId: admin.id };
+    const plainWho = { orgId, token: plain.token, userId: plain.id };
+    const m = await add(plainWho, 'the spare key is under the mat');
+    const before = (await listAudit(t.database.db, orgId)).length;
+    expect((await found(adminWho, 'spare key', `&user=${plain.id}`)).map((h) => h.id)).toEqual([
+      m.id,
+    ]);
+    const audit = await listAudit(t.database.db, orgId);
+    expect(audit).toHaveLength(before + 1);
+    expect({ ...audit[0] }).toMatchObject({
+      actor_id: admin.id,
+      target_id: plain.id,
+      action: 'search',
+      memory_id: null,
+    });
+    // Acting for oneself is no override: not audited.
+    await found(plainWho, 'spare', `&user=${plain.id}`);
+    expect(await listAudit(t.database.db, orgId)).toHaveLength(before + 1);
+
+    expect(await search(plainWho, 'spare', `&user=${admin.id}`)).toEqual({
+      status: 403,
+      body: { error: 'acting for another member is restricted to organization owners and admins' },
+    });
+    const outsider = await member();
+    expect(await search(adminWho, 'spare', `&user=${outsider.userId}`)).toEqual({
+      status: 400,
+      body: { error: 'user is not a member of this organization' },
+    });
+    const project = await t.fixtures.project(orgId, { [admin.id]: 'owner' });
+    expect(await search(adminWho, 'spare', `&user=${plain.id}&project=${project}`)).toEqual({
+      status: 400,
+      body: { error: 'project cannot be combined with user' },
+    });
+    expect(await listAudit(t.database.db, orgId)).toHaveLength(before + 1);
+  });
+
+  test('project: 404 unknown, 403 without access, a viewer finds', async () => {
+    const alice = await member();
+    const viewer = await t.fixtures.user(alice.orgId);
+    const outsider = await t.fixtures.user(alice.orgId);
+    const project = await t.fixtures.project(alice.orgId, {
+      [alice.userId]: 'owner',
+      [viewer.id]: 'viewer',
+    });
+    const m = await add(alice, 'the pool keeps the roadmap', { project });
+    const as = (u: { id: string; token: string }) => ({
+      orgId: alice.orgId,
+      token: u.token,
+      userId: u.id,
+    });
+    expect((await found(as(viewer), 'roadmap', `&project=${project}`)).map((h) => h.id)).toEqual([
+      m.id,
+    ]);
+    expect(await search(as(outsider), 'roadmap', `&project=${project}`)).toEqual({
+      status: 403,
+      body: { error: 'no access to this project' },
+    });
+    expect(await search(alice, 'roadmap', '&project=00000000-0000-4000-8000-000000000000')).toEqual(
+      { status: 404, body: { error: 'project not found' } },
+    );
+  });
+});
+
+describe('exactness', () => {
+  test('found once added, changed with an update, gone once deleted', async () => {
+    const who = await member();
+    const m = await add(who, 'the boat is moored at pier seven');
+    expect((await found(who, 'pier seven')).map((h) => h.id)).toEqual([m.id]);
+    const patched = await t.request(who, {
+      method: 'PATCH',
+      url: `${BASE}/${m.id}`,
+      payload: { content: 'the boat is moored at dock nine' },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(await found(who, 'pier')).toEqual([]);
+    expect((await found(who, 'dock nine')).map((h) => h.id)).toEqual([m.id]);
+    expect((await send(who, 'DELETE', `${BASE}/${m.id}`)).status).toBe(200);
+    expect(await found(who, 'dock nine')).toEqual([]);
+    expect(await found(who, 'boat')).toEqual([]);
+  });
+
+  test('a fold that adds a category keeps the memory findable, in that category', async () => {
+    const who = await member();
+    const m = await add(who, 'Runs every Sunday');
+    const folded = await send(who, 'POST', BASE, {
+      content: 'runs every sunday',
+      category: 'goal',
+    });
+    expect(folded.status).toBe(200);
+    expect((await found(who, 'sunday', '&category=goal')).map((h) => h.id)).toEqual([m.id]);
+  });
+
+  test('property: whatever was acknowledged and matches is found; whatever was deleted is not', async () => {
+    const WORDS = ['alpha', 'beta', 'gamma', 'délta', '東京', 'TICKET-7', 'v1.2'];
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), words: fc.subarray(WORDS, { minLength: 1 }) }),
+      fc.record({
+        kind: fc.constant('update' as const),
+        pick: fc.nat(),
+        words: fc.subarray(WORDS, { minLength: 1 }),
+      }),
+      fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(op, { minLength: 1, maxLength: 4 }), { maxLength: 6 }),
+        async (batches) => {
+          const who = await member();
+          const live = new Map<string, string>();
+          let n = 0;
+          for (const batch of batches) {
+            // Each batch runs at once, each update or delete on a memory of its own: every
+            // acknowledged outcome is the model's next state, whatever the commit order.
+            const ids = [...live.keys()];
+            const touched = new Set<string>();
+            const acts = batch.map(async (o) => {
+              if (o.kind === 'add') {
+                const content = `${o.words.join(' ')} n${n++}`;
+                const m = await add(who, content);
+                return () => live.set(m.id, content);
+              }
+              const id = ids[o.pick % Math.max(ids.length, 1)];
+              if (id === undefined || touched.has(id)) return () => {};
+              touched.add(id);
+              if (o.kind === 'delete') {
+                expect((await send(who, 'DELETE', `${BASE}/${id}`)).status).toBe(200);
+                return () => live.delete(id);
+              }
+              const content = `${o.words.join(' ')} n${n++}`;
+              const res = await t.request(who, {
+                method: 'PATCH',
+                url: `${BASE}/${id}`,
+                payload: { content },
+              });
+              expect(res.statusCode).toBe(200);
+              return () => live.set(id, content);
+            });
+            for (const apply of await Promise.all(acts)) apply();
+            for (const word of WORDS) {
+              const expected = [...live]
+                .filter(([, content]) => content.split(' ').includes(word))
+                .map(([id]) => id)
+                .sort();
+              const hits = (await found(who, word, '&limit=100')).map((h) => h.id).sort();
+              expect(hits, word).toEqual(expected);
+            }
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  }, 120_000);
+});
