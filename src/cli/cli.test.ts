@@ -358,6 +358,7 @@ describe('migrate', () => {
         '2026-11-24T00_platform',
         '2026-11-24T01_unpriced_usage',
         '2026-11-24T02_reasoning_tokens',
+        '2026-11-24T03_memory_search',
       ],
     });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);
