@@ -190,15 +190,12 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
  * exact match is allowed.
  */
 function parseCorsOrigins(value: string | undefined): readonly string[] {
-  if (value === undefined) return [];
-  const entries = value.split(',').map((entry) => entry.trim());
-  const bad = entries.filter((entry) => !isWebOrigin(entry));
-  if (bad.length > 0) {
-    throw new ConfigError(
-      `invalid configuration: MNEMO_CORS_ORIGINS: not an origin (http(s)://host[:port], no path): ${bad.map((e) => JSON.stringify(e)).join(', ')}`,
-    );
-  }
-  return entries;
+  return parseList(
+    'MNEMO_CORS_ORIGINS',
+    value,
+    isWebOrigin,
+    'not an origin (http(s)://host[:port], no path)',
+  );
 }
 
 function isWebOrigin(entry: string): boolean {
@@ -210,12 +207,27 @@ const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /** `10.0.0.0/8, loopback` → its entries, each an address, a CIDR range or a named range. */
 function parseTrustProxy(value: string | undefined): readonly string[] {
+  return parseList(
+    'MNEMO_TRUST_PROXY',
+    value,
+    isProxyEntry,
+    'not an address, CIDR range or loopback|linklocal|uniquelocal',
+  );
+}
+
+/** A comma-separated variable: its trimmed entries, or a ConfigError naming every bad one. */
+function parseList(
+  name: string,
+  value: string | undefined,
+  isValid: (entry: string) => boolean,
+  whatIsWrong: string,
+): readonly string[] {
   if (value === undefined) return [];
   const entries = value.split(',').map((entry) => entry.trim());
-  const bad = entries.filter((entry) => !isProxyEntry(entry));
+  const bad = entries.filter((entry) => !isValid(entry));
   if (bad.length > 0) {
     throw new ConfigError(
-      `invalid configuration: MNEMO_TRUST_PROXY: not an address, CIDR range or loopback|linklocal|uniquelocal: ${bad.map((e) => JSON.stringify(e)).join(', ')}`,
+      `invalid configuration: ${name}: ${whatIsWrong}: ${bad.map((e) => JSON.stringify(e)).join(', ')}`,
     );
   }
   return entries;

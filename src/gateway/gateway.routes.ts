@@ -16,10 +16,7 @@ import {
   unknownUrl,
 } from './openai-errors.ts';
 import { registerResponsesRoutes } from './responses/responses.routes.ts';
-import {
-  DEFAULT_WS_IDLE_MS,
-  registerResponsesWebSocket,
-} from './responses/responses.websocket.routes.ts';
+import { registerResponsesWebSocket } from './responses/responses.websocket.routes.ts';
 import type { Sealer } from './sealing.ts';
 import { unknownModel } from './setup-guidance.ts';
 
@@ -32,8 +29,8 @@ export interface GatewayRoutesDeps {
   readonly usage: UsageRecorder;
   /** Seals what clients carry back unread: reasoning, compactions (sealing.ts). */
   readonly sealer: Sealer;
-  /** How long a `/v1/responses` WebSocket may sit idle; DEFAULT_WS_IDLE_MS when not given. */
-  readonly websocketIdleMs?: number;
+  /** How long a `/v1/responses` WebSocket may sit idle (MNEMO_GATEWAY_WS_IDLE_SECONDS). */
+  readonly websocketIdleMs: number;
 }
 
 declare module 'fastify' {
@@ -94,7 +91,7 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
         dispatcher,
         usage,
         sealer: deps.sealer,
-        idleTimeoutMs: deps.websocketIdleMs ?? DEFAULT_WS_IDLE_MS,
+        idleTimeoutMs: deps.websocketIdleMs,
       });
 
       const models = () => [

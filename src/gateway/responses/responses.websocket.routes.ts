@@ -38,9 +38,6 @@ export async function registerWebSocketSupport(app: FastifyInstance): Promise<vo
   });
 }
 
-/** How long a connection may sit with no message and no response running before it is closed. */
-export const DEFAULT_WS_IDLE_MS = 10 * 60 * 1000;
-
 /**
  * On shutdown, how long a response in progress has to finish before its socket is closed
  * anyway: below Fastify's 10 seconds for a close hook, so the shutdown never fails on it.
@@ -63,7 +60,10 @@ export interface ResponsesWebSocketDeps {
   readonly dispatcher: Dispatcher;
   readonly usage: CallUsage;
   readonly sealer: Sealer;
-  /** DEFAULT_WS_IDLE_MS unless configured (MNEMO_GATEWAY_WS_IDLE_SECONDS). */
+  /**
+   * How long a connection may sit with no message and no response running before it is closed
+   * (MNEMO_GATEWAY_WS_IDLE_SECONDS, 600 s by default: config.ts).
+   */
   readonly idleTimeoutMs: number;
 }
 
