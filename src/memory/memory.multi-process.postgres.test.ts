@@ -3,7 +3,8 @@
  * processes on one PostgreSQL database and one Redis. Writers and syncing clients reach both in
  * turn; incremental pulls never miss a change whichever process wrote it, identical adds racing
  * through both fold to one memory, racing PATCHes leave one of the two contents with strictly
- * increasing `updatedAt`, the scope's change counter loses no update, and the per-subject rate
+ * increasing `updatedAt`, a search finds at once what either process wrote (and never what it
+ * deleted), the scope's change counter loses no update, and the per-subject rate
  * limit is one budget across both.
  */
 import fc from 'fast-check';
@@ -18,6 +19,7 @@ import {
   type Send,
   type Who,
 } from '../testing/memory-sync-model.ts';
+import { createExactnessWorld, livesArb, runLives } from '../testing/search-exactness.ts';
 import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
 import { createTestStore, type TestStore, testRedisUrl } from '../testing/test-store.ts';
 import type { MemoryItem } from './memory.schemas.ts';
@@ -91,6 +93,19 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
       { numRuns: 30 },
     );
   }, 180_000);
+
+  test.each([
+    'user',
+    'project',
+  ] as const)('%s store: a search through either process finds what the other acknowledged, and not what it deleted', async (kind) => {
+    const send = roundRobin(both());
+    await fc.assert(
+      fc.asyncProperty(livesArb, async (lives) => {
+        await runLives(await createExactnessWorld(fixtures, kind), send, lives);
+      }),
+      { numRuns: 20 },
+    );
+  }, 120_000);
 
   test('identical adds split across both processes fold to one memory', async () => {
     const [a, b] = both();
