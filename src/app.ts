@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { registerAuditRoutes } from './audit/audit.routes.ts';
 import { createPlatformAuthentication } from './auth/authenticate.ts';
 import { createCredentialVerifier } from './auth/credentials.ts';
+import { createMcpAuthentication } from './auth/mcp-authenticate.ts';
 import type { Config } from './config.ts';
 import { createStoreProbe, readinessCheck } from './db/availability.ts';
 import type { Database } from './db/database.ts';
@@ -17,19 +18,28 @@ import { createProviders } from './gateway/providers/provider-kinds.ts';
 import { createTransport } from './gateway/providers/transport.ts';
 import { registerWebSocketSupport } from './gateway/responses/responses.websocket.routes.ts';
 import { createSealer } from './gateway/sealing.ts';
+import { createSearchEmbedders } from './gateway/search-embedder.ts';
 import { createApiKeyAuthenticator } from './keys/api-key-auth.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { createLastUsedRecorder } from './keys/last-used.ts';
+import { registerMcpRoutes } from './mcp/mcp.routes.ts';
+import { createServiceBackends } from './mcp/service-backend.ts';
 import { createCursorCodec } from './memory/cursor.ts';
+import { createEmbeddingIndexer, type EmbeddingIndexer } from './memory/embedding-indexer.ts';
 import { createListCache } from './memory/list-cache.ts';
 import { createMemoryRepository } from './memory/memory.repository.ts';
 import { registerMemoryRoutes } from './memory/memory.routes.ts';
-import { createMemoryService } from './memory/memory.service.ts';
+import { createMemoryService, type SemanticSearch } from './memory/memory.service.ts';
 import { createMemoryTargets } from './memory/memory.targets.ts';
+import { createMemoryEmbeddingsRepository } from './memory/memory-embeddings.repository.ts';
 import { createMemorySearchRepository } from './memory/memory-search.repository.ts';
+import { createQueryEmbedder } from './memory/query-embedding.ts';
+import { createVectorIndex } from './memory/vector-index.ts';
 import { createSignIn } from './oauth/accounts.ts';
+import { registerConnectionRoutes } from './oauth/connections.routes.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { oauthErrorShape } from './oauth/oauth-errors.ts';
+import { registerProtectedResourceRoutes } from './oauth/protected-resource.routes.ts';
 import { createProviderHolder } from './oauth/provider-holder.ts';
 import { registerMeRoutes } from './orgs/me.routes.ts';
 import { registerMembersRoutes } from './orgs/members.routes.ts';
@@ -40,7 +50,7 @@ import { createOrganizationsService } from './orgs/orgs.service.ts';
 import { registerCors } from './platform/cors.ts';
 import { registerDrain } from './platform/drain.ts';
 import { noStore, registerErrorHandling, sendStoreUnavailable } from './platform/error-handler.ts';
-import { createErrorSurfaces } from './platform/error-surfaces.ts';
+import { apiErrorShape, createErrorSurfaces } from './platform/error-surfaces.ts';
 import { registerJsonBodies } from './platform/json-body.ts';
 import { registerLingeringClose } from './platform/lingering-close.ts';
 import { registerOpenApi } from './platform/openapi.ts';
@@ -55,6 +65,17 @@ import { createProjectsService } from './projects/projects.service.ts';
 import { registerStudioRoutes, STUDIO_BUILD_DIR } from './studio/studio.routes.ts';
 import { createUsageRecorder } from './usage/usage.recorder.ts';
 import { registerUsageRoutes } from './usage/usage.routes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Hybrid search's background embedding of memories, or null when search is lexical. Its
+     * `idle()` resolves once every memory committed before the call has its vector: for tests
+     * and benchmarks that search by meaning what they just wrote.
+     */
+    embeddingIndexer: EmbeddingIndexer | null;
+  }
+}
 
 export interface AppDeps {
   readonly config: Config;
@@ -76,6 +97,12 @@ export interface AppDeps {
 const LIST_CACHE_BYTES = 64 * 1024 * 1024;
 const LIST_CACHE_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Stores' vectors kept in memory for hybrid search: a store of 100,000 memories at 512
+ * dimensions (the built-in OpenAI model's) is about 200 MB; a larger one is read for each search.
+ */
+const VECTOR_CACHE_BYTES = 256 * 1024 * 1024;
+
 /** 64 KiB: far above the largest valid memory, low enough to refuse abuse cheaply. */
 const BODY_LIMIT = 64 * 1024;
 
@@ -91,6 +118,9 @@ const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 const SIGN_IN_FAILURES_PER_ACCOUNT = 10;
 const SIGN_IN_FAILURES_PER_ADDRESS = 50;
 
+/** Client registrations (RFC 7591) are counted per client address over an hour. */
+const REGISTRATION_WINDOW_SECONDS = 3600;
+
 /** How long /readyz waits for the store's answer: a probe must not hang with it. */
 const READY_TIMEOUT_MS = 1000;
 
@@ -98,7 +128,11 @@ const READY_TIMEOUT_MS = 1000;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   // Errors raised before any route's handler runs are shaped by the interface of their path.
-  const surfaces = createErrorSurfaces({ '/v1': openAiErrorShape, '/oauth': oauthErrorShape });
+  const surfaces = createErrorSurfaces({
+    '/v1': openAiErrorShape,
+    '/oauth': oauthErrorShape,
+    '/mcp': apiErrorShape,
+  });
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
@@ -156,17 +190,65 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     outsideIssuer: config.outsideIssuer,
     clockToleranceSeconds: config.authClockToleranceSeconds,
   });
+  // One budget per subject whichever door a request comes through (the API, /mcp).
+  const rateLimiter = deps.rateLimiter ?? limiter('credential', config.rateLimitPerMinute);
+  const failedAuthLimiter =
+    deps.failedAuthLimiter ?? limiter('failed-auth', config.failedAuthPerMinute);
   const authenticate = createPlatformAuthentication({
     database,
     verify,
-    rateLimiter: deps.rateLimiter ?? limiter('credential', config.rateLimitPerMinute),
-    failedAuthLimiter: deps.failedAuthLimiter ?? limiter('failed-auth', config.failedAuthPerMinute),
+    rateLimiter,
+    failedAuthLimiter,
   });
+
+  // The providers and models, and one transport whose pools every call to a provider shares:
+  // the chat interface's, and memory search's embedding model's.
+  const catalog = deps.catalog ?? loadCatalog(config.catalogLocation);
+  const transport = createTransport({
+    firstByteTimeoutMs: config.gatewayTimeoutMs,
+    idleTimeoutMs: config.gatewayTimeoutMs,
+  });
+  app.addHook('onClose', () => transport.close());
+
+  // Hybrid search when the catalog names an embedding model for it (docs/design.md §3.4.1):
+  // memories are embedded in the background, queries on the request path. Its circuit breaker
+  // is its own: failing embeddings keep no provider out of the router's choices.
+  const embeddings = createMemoryEmbeddingsRepository(database);
+  const searchModel = catalog.search.embeddingModel;
+  const searchEmbedders = createSearchEmbedders(catalog, transport, createCircuitBreaker());
+  const vectors = createVectorIndex({ repository: embeddings, maxBytes: VECTOR_CACHE_BYTES });
+  const indexer =
+    searchEmbedders &&
+    createEmbeddingIndexer({
+      database,
+      repository: embeddings,
+      embedder: searchEmbedders.documents,
+      log: app.log,
+      vectorsWritten: (scopeIds) => {
+        for (const scopeId of scopeIds) vectors.vectorsWritten(scopeId);
+      },
+    });
+  if (indexer) app.addHook('onClose', () => indexer.close());
+  app.decorate('embeddingIndexer', indexer ?? null);
+  const semantic: SemanticSearch | undefined = searchModel &&
+    searchEmbedders &&
+    indexer && {
+      queries: createQueryEmbedder({
+        embedder: searchEmbedders.queries,
+        timeoutMs: config.searchEmbeddingTimeoutMs,
+        log: app.log,
+      }),
+      vectors,
+      minSimilarity: searchModel.minSimilarity,
+      contentChanged: () => indexer.nudge(),
+    };
 
   const service = createMemoryService({
     database,
     repository: createMemoryRepository(database),
     search: createMemorySearchRepository(database),
+    embeddings,
+    semantic,
     targets: createMemoryTargets(database),
     cursors: createCursorCodec(await instanceSecret(database.db, 'cursor-hmac')),
     fullLists: createListCache({ maxBytes: LIST_CACHE_BYTES, maxBodyBytes: LIST_CACHE_BODY_BYTES }),
@@ -192,8 +274,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     service: createMembersService(database),
     authenticate: memberOfOrgInPath,
   });
+  const projects = createProjectsService(database);
   registerProjectsRoutes(app, {
-    service: createProjectsService(database),
+    service: projects,
     authenticateOrg: memberOfOrgInPath,
     authenticateProject: memberOfProjectInPath,
   });
@@ -211,16 +294,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onClose', () => keyUses.close());
   const authenticateApiKey = createApiKeyAuthenticator({ database, lastUsed: keyUses });
+  // The MCP server: the memory tools over the same services, for MCP clients.
+  registerMcpRoutes(app, {
+    authenticate: createMcpAuthentication({
+      database,
+      publicUrl: config.publicUrl,
+      clockToleranceSeconds: config.authClockToleranceSeconds,
+      authenticateApiKey,
+      rateLimiter,
+      failedAuthLimiter,
+    }),
+    backendFor: createServiceBackends({
+      memory: service,
+      projects,
+      organizations,
+      environment: config.env,
+    }),
+    allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins],
+    publicUrl: config.publicUrl,
+  });
   const usageRecorder = createUsageRecorder(database);
   app.addHook('onClose', () => usageRecorder.close());
-  // The chat interface: its providers share one transport's pools, and one circuit breaker
+  // The chat interface: its providers share the transport's pools, and one circuit breaker
   // keeps failing providers out of the router's choices.
-  const catalog = deps.catalog ?? loadCatalog(config.catalogLocation);
-  const transport = createTransport({
-    firstByteTimeoutMs: config.gatewayTimeoutMs,
-    idleTimeoutMs: config.gatewayTimeoutMs,
-  });
-  app.addHook('onClose', () => transport.close());
   registerGatewayRoutes(app, {
     catalog,
     dispatcher: createDispatcher({
@@ -241,18 +337,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       windowSeconds: SIGN_IN_WINDOW_SECONDS,
       counters: shared?.counters(name, 2 * SIGN_IN_WINDOW_SECONDS),
     });
+  const providers = createProviderHolder(
+    {
+      database,
+      log: app.log,
+      publicUrl: config.publicUrl,
+      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+      cookieKey: (await instanceSecret(database.db, 'oauth-cookies')).toString('base64url'),
+      clientRegistration: config.clientRegistration,
+      fetchPrivateAddresses: config.clientMetadataPrivateAddresses,
+    },
+    (error) => app.log.error({ err: error }, 'reloading the signing keys failed'),
+  );
   registerOAuthRoutes(app, {
-    providers: createProviderHolder(
-      {
-        database,
-        log: app.log,
-        publicUrl: config.publicUrl,
-        accessTokenTtlSeconds: config.accessTokenTtlSeconds,
-        cookieKey: (await instanceSecret(database.db, 'oauth-cookies')).toString('base64url'),
-      },
-      (error) => app.log.error({ err: error }, 'reloading the signing keys failed'),
-    ),
+    providers,
     db: database.db,
+    database,
     publicUrl: config.publicUrl,
     verify,
     signIn: createSignIn({
@@ -261,7 +361,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       perAddress: signInLimiter('failed-sign-in-address', SIGN_IN_FAILURES_PER_ADDRESS),
     }),
     clockToleranceMs: config.authClockToleranceSeconds * 1000,
+    registrationLimiter:
+      config.clientRegistration && config.clientRegistrationsPerHour > 0
+        ? createSlidingWindowLimiter({
+            limit: config.clientRegistrationsPerHour,
+            windowSeconds: REGISTRATION_WINDOW_SECONDS,
+            counters: shared?.counters('client-registration', 2 * REGISTRATION_WINDOW_SECONDS),
+          })
+        : undefined,
   });
+  registerProtectedResourceRoutes(app, { publicUrl: config.publicUrl });
+  registerConnectionRoutes(app, { account: authenticate.account, database, providers });
 
   registerStudioRoutes(app, { directory: deps.studioDirectory ?? STUDIO_BUILD_DIR });
 

@@ -115,6 +115,20 @@ function rules(edges: readonly Edge[]): Rule[] {
         /\.routes\.ts$/.test(to) && (part(to) !== part(from) || !/\.routes\.ts$/.test(from)),
     },
     {
+      // The MCP server is one more door to the services: built by the composition root (/mcp)
+      // and the CLI (`mnemo mcp`), and reaching the features through their services only.
+      name: 'only the composition root and the CLI reach the MCP server',
+      applies: (from) =>
+        from !== 'src/app.ts' && !under('src/cli')(from) && !under('src/mcp')(from),
+      forbids: under('src/mcp'),
+    },
+    {
+      name: 'the MCP server reaches features through their services',
+      applies: under('src/mcp'),
+      forbids: (to) =>
+        /\.repository\.ts$/.test(to) || under('src/gateway')(to) || under('src/oauth')(to),
+    },
+    {
       name: 'the studio speaks to the server only over HTTP',
       applies: under('studio/src'),
       forbids: (to) => !under('studio')(to),
@@ -153,6 +167,8 @@ describe('the import graph', () => {
       { from: 'src/orgs/orgs.service.ts', to: 'src/memory/memory.service.ts' },
       { from: 'src/gateway/providers/openai/openai.provider.ts', to: 'src/gateway/router.ts' },
       { from: 'src/orgs/management.ts', to: 'src/projects/projects.routes.ts' },
+      { from: 'src/memory/memory.service.ts', to: 'src/mcp/memory-tools.ts' },
+      { from: 'src/mcp/service-backend.ts', to: 'src/memory/memory.repository.ts' },
       { from: 'studio/src/app/app.tsx', to: 'src/db/tables.ts' },
     ];
     expect(violations(crossings).map((line) => line.slice(0, line.indexOf(':')))).toEqual(
@@ -172,6 +188,8 @@ describe('the import graph', () => {
           to: 'src/gateway/providers/sse-reader.ts',
         },
         { from: 'src/app.ts', to: 'src/memory/memory.routes.ts' },
+        { from: 'src/cli/mcp.ts', to: 'src/mcp/memory-tools.ts' },
+        { from: 'src/mcp/service-backend.ts', to: 'src/memory/memory.service.ts' },
         { from: 'src/gateway/responses/responses.routes.ts', to: 'src/gateway/chat.routes.ts' },
       ]),
     ).toEqual([]);

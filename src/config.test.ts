@@ -19,6 +19,9 @@ describe('loadConfig', () => {
       outsideIssuer: undefined,
       authClockToleranceSeconds: 30,
       accessTokenTtlSeconds: 900,
+      clientRegistration: true,
+      clientRegistrationsPerHour: 10,
+      clientMetadataPrivateAddresses: false,
       catalogLocation: { file: undefined, variables: {} },
       seedDemo: true,
       optimisticConcurrency: false,
@@ -26,6 +29,7 @@ describe('loadConfig', () => {
       tombstoneRetentionDays: 0,
       gatewayTimeoutMs: 300_000,
       gatewayWebSocketIdleMs: 600_000,
+      searchEmbeddingTimeoutMs: 2000,
       logLevel: 'info',
     });
   });
@@ -46,6 +50,9 @@ describe('loadConfig', () => {
       MNEMO_AUTH_ISSUER: 'https://id.example.test',
       MNEMO_AUTH_JWKS_URL: 'https://id.example.test/jwks',
       MNEMO_AUTH_AUDIENCE: 'mnemo',
+      MNEMO_CLIENT_REGISTRATION: 'off',
+      MNEMO_CLIENT_REGISTRATIONS_PER_HOUR: '3',
+      MNEMO_CLIENT_METADATA_PRIVATE_ADDRESSES: 'on',
       MNEMO_SEED_DEMO: 'off',
       MNEMO_OPTIMISTIC_CONCURRENCY: 'on',
       MNEMO_MAX_CONTENT_CHARS: '2000',
@@ -53,6 +60,8 @@ describe('loadConfig', () => {
       MNEMO_GATEWAY_TIMEOUT_SECONDS: '45',
       MNEMO_GATEWAY_WS_IDLE_SECONDS: '90',
       MNEMO_CONFIG: 'etc/gateway.json',
+      MNEMO_SEARCH_EMBEDDING_MODEL: 'openai/text-embedding-3-small',
+      MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS: '750',
       MNEMO_LOG_LEVEL: 'warn',
     });
     expect(config).toMatchObject({
@@ -73,13 +82,21 @@ describe('loadConfig', () => {
         jwksUrl: 'https://id.example.test/jwks',
         audience: 'mnemo',
       },
+      clientRegistration: false,
+      clientRegistrationsPerHour: 3,
+      clientMetadataPrivateAddresses: true,
       seedDemo: false,
       optimisticConcurrency: true,
       maxContentChars: 2000,
       tombstoneRetentionDays: 30,
       gatewayTimeoutMs: 45_000,
       gatewayWebSocketIdleMs: 90_000,
-      catalogLocation: { file: 'etc/gateway.json' },
+      searchEmbeddingTimeoutMs: 750,
+      // Checked against the catalog by the gateway, which reads it.
+      catalogLocation: {
+        file: 'etc/gateway.json',
+        searchEmbeddingModel: 'openai/text-embedding-3-small',
+      },
       logLevel: 'warn',
     });
     expect(loadConfig({ MNEMO_PUBLIC_URL: 'https://mnemo.example.test' }).publicUrl).toBe(
@@ -139,6 +156,8 @@ describe('loadConfig', () => {
     [{ MNEMO_AUTH_ISSUER: 'https://id.example.test' }, /go together/],
     [{ MNEMO_MAX_CONTENT_CHARS: '0' }, /MNEMO_MAX_CONTENT_CHARS/],
     [{ MNEMO_LOG_LEVEL: 'verbose' }, /MNEMO_LOG_LEVEL/],
+    [{ MNEMO_SEARCH_EMBEDDING_MODEL: 'openai/text embedding' }, /MNEMO_SEARCH_EMBEDDING_MODEL/],
+    [{ MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS: '0' }, /MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS/],
     [{ MNEMO_DATABASE_POOL_SIZE: '0' }, /MNEMO_DATABASE_POOL_SIZE/],
     [{ MNEMO_DATABASE_POOL_SIZE: 'ten' }, /MNEMO_DATABASE_POOL_SIZE/],
     [{ MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /MNEMO_DATABASE_STATEMENT_TIMEOUT_MS/],

@@ -27,6 +27,9 @@ const Env = Type.Object({
   MNEMO_AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_AUTH_CLOCK_TOLERANCE_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
   MNEMO_ACCESS_TOKEN_TTL_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+  MNEMO_CLIENT_REGISTRATION: Type.Optional(OnOff),
+  MNEMO_CLIENT_REGISTRATIONS_PER_HOUR: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
+  MNEMO_CLIENT_METADATA_PRIVATE_ADDRESSES: Type.Optional(OnOff),
   MNEMO_SEED_DEMO: Type.Optional(OnOff),
   MNEMO_OPTIMISTIC_CONCURRENCY: Type.Optional(OnOff),
   MNEMO_MAX_CONTENT_CHARS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
@@ -34,6 +37,8 @@ const Env = Type.Object({
   MNEMO_CONFIG: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_GATEWAY_TIMEOUT_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}$' })),
   MNEMO_GATEWAY_WS_IDLE_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+  MNEMO_SEARCH_EMBEDDING_MODEL: Type.Optional(Type.String({ pattern: '^\\S+$' })),
+  MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   MNEMO_LOG_LEVEL: Type.Optional(
     Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   ),
@@ -76,6 +81,15 @@ export interface Config {
   readonly authClockToleranceSeconds: number;
   /** Lifetime of the authorization server's access and ID tokens, seconds. */
   readonly accessTokenTtlSeconds: number;
+  /** Open dynamic client registration (RFC 7591) at the authorization server. */
+  readonly clientRegistration: boolean;
+  /** Client registrations per client address in an hour; 0: no cap. */
+  readonly clientRegistrationsPerHour: number;
+  /**
+   * Whether client metadata documents (and other documents the authorization server fetches)
+   * may be on private, loopback and other special-use addresses; off: refused.
+   */
+  readonly clientMetadataPrivateAddresses: boolean;
   readonly seedDemo: boolean;
   readonly optimisticConcurrency: boolean;
   readonly maxContentChars: number;
@@ -91,6 +105,11 @@ export interface Config {
   readonly gatewayTimeoutMs: number;
   /** How long a `/v1/responses` WebSocket may sit with nothing sent and nothing running. */
   readonly gatewayWebSocketIdleMs: number;
+  /**
+   * How long a search waits for its query's vector before it answers by words alone
+   * (docs/design.md §3.4.1).
+   */
+  readonly searchEmbeddingTimeoutMs: number;
 }
 
 /**
@@ -109,6 +128,11 @@ export interface CatalogLocation {
    * (and their `*_BASE_URL`) switch providers on.
    */
   readonly variables: Readonly<Record<string, string | undefined>>;
+  /**
+   * `MNEMO_SEARCH_EMBEDDING_MODEL`: the catalog's embedding model that memory search uses, over
+   * the file's `search.embeddingModel`; none: the file's, else search is lexical.
+   */
+  readonly searchEmbeddingModel?: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -170,6 +194,9 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
     outsideIssuer,
     authClockToleranceSeconds: Number(env.MNEMO_AUTH_CLOCK_TOLERANCE_SECONDS ?? '30'),
     accessTokenTtlSeconds: Number(env.MNEMO_ACCESS_TOKEN_TTL_SECONDS ?? '900'),
+    clientRegistration: (env.MNEMO_CLIENT_REGISTRATION ?? 'on') === 'on',
+    clientRegistrationsPerHour: Number(env.MNEMO_CLIENT_REGISTRATIONS_PER_HOUR ?? '10'),
+    clientMetadataPrivateAddresses: env.MNEMO_CLIENT_METADATA_PRIVATE_ADDRESSES === 'on',
     seedDemo: (env.MNEMO_SEED_DEMO ?? 'on') === 'on',
     optimisticConcurrency: env.MNEMO_OPTIMISTIC_CONCURRENCY === 'on',
     maxContentChars: Number(env.MNEMO_MAX_CONTENT_CHARS ?? '8000'),
@@ -177,9 +204,11 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
     catalogLocation: Object.freeze({
       file: env.MNEMO_CONFIG,
       variables: Object.freeze({ ...source }),
+      searchEmbeddingModel: env.MNEMO_SEARCH_EMBEDDING_MODEL,
     }),
     gatewayTimeoutMs: Number(env.MNEMO_GATEWAY_TIMEOUT_SECONDS ?? '300') * 1000,
     gatewayWebSocketIdleMs: Number(env.MNEMO_GATEWAY_WS_IDLE_SECONDS ?? '600') * 1000,
+    searchEmbeddingTimeoutMs: Number(env.MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS ?? '2000'),
     logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
   });
 }

@@ -69,6 +69,83 @@ const tooManyRequests = (policy: string, decision: RateDecision, why = '') =>
   );
 
 /**
+ * The platform's two budgets, shared by every door that authenticates (the API and `/mcp`), so
+ * a subject has one budget whichever door it comes through.
+ */
+export interface RequestLimits {
+  /**
+   * Runs the credential check `check`. Only failures are limited, per client address: a
+   * credential that verifies is never refused because others behind the same address (a
+   * company's NAT) failed, and costs no count. A failure past the limit is 429 instead of 401,
+   * and is not counted (the wait does not grow). A credential is checked whatever its address's
+   * count: only checking tells a good one from a bad one, and what fails cheaply (no bearer
+   * token, not a JWT, an untrusted issuer, a key with a bad checksum) costs little anyway.
+   */
+  authenticated<T>(request: FastifyRequest, check: () => Promise<T>): Promise<T>;
+  /**
+   * Counts a request of `subject` (issuer and user id: one budget per subject, however many
+   * credentials it holds): 429 past the limit, else the current state on `reply`.
+   */
+  count(subject: string, reply: FastifyReply): Promise<void>;
+}
+
+export function createRequestLimits(
+  deps: Pick<PlatformAuthenticationDeps, 'rateLimiter' | 'failedAuthLimiter'>,
+): RequestLimits {
+  const { rateLimiter, failedAuthLimiter } = deps;
+  return {
+    async authenticated(request, check) {
+      try {
+        return await check();
+      } catch (error) {
+        if (failedAuthLimiter && error instanceof ApiError && error.status === 401) {
+          const decision = await failedAuthLimiter.hit(`failed-auth ${request.ip}`);
+          if (!decision.allowed) {
+            throw tooManyRequests(
+              'failed-auth',
+              decision,
+              'too many failed authentications from this address; ',
+            );
+          }
+        }
+        throw error;
+      }
+    },
+    async count(subject, reply) {
+      if (!rateLimiter) return;
+      const decision = await rateLimiter.hit(subject);
+      if (!decision.allowed) throw tooManyRequests('credential', decision);
+      reply.headers(rateLimitHeaders('credential', decision));
+    },
+  };
+}
+
+/**
+ * Account status and membership (403), the last checks before the request itself: the caller
+ * `account` acts as in `orgId`. An account the credential names but the store does not know is
+ * a credential refused (401).
+ */
+export type Admission = (account: Account, orgId: string) => Promise<Caller>;
+
+export function createAdmission(database: Database): Admission {
+  const findCallerContext = createCallerContextReader(database);
+  return async (account, orgId) => {
+    const context = await findCallerContext(account.userId, orgId);
+    if (!context) throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
+    if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
+    if (context.role === null) throw forbidden('not a member of this organization');
+    return {
+      userId: account.userId,
+      orgId,
+      role: context.role,
+      memoryEnabled: context.memoryEnabled,
+      userOverride: context.userOverride,
+      scopes: account.scopes,
+    };
+  };
+}
+
+/**
  * The platform's checks, in the order of docs/design.md §3.3: credential (401) → rate (429) →
  * organization (400 for a bad `X-Organization-Id`) → account status and membership (403). They
  * run as onRequest hooks, before the body is read, so a request is judged on who sends it before
@@ -77,47 +154,16 @@ const tooManyRequests = (policy: string, decision: RateDecision, why = '') =>
 export function createPlatformAuthentication(
   deps: PlatformAuthenticationDeps,
 ): PlatformAuthentication {
-  const { verify, rateLimiter, failedAuthLimiter } = deps;
-  const findCallerContext = createCallerContextReader(deps.database);
-
-  /**
-   * Only failures are limited, per client address: a credential that verifies is never refused
-   * because others behind the same address (a company's NAT) failed, and costs no count. A
-   * failure past the limit is 429 instead of 401, and is not counted (the wait does not grow).
-   * A token is verified whatever its address's count: only verifying tells a good one from a
-   * bad one, and what fails cheaply (no bearer token, not a JWT, an untrusted issuer or an
-   * unknown key) never reaches the RSA verification anyway.
-   */
-  async function credential(request: FastifyRequest) {
-    try {
-      return await verify(request.headers.authorization);
-    } catch (error) {
-      if (failedAuthLimiter && error instanceof ApiError && error.status === 401) {
-        const decision = await failedAuthLimiter.hit(`failed-auth ${request.ip}`);
-        if (!decision.allowed) {
-          throw tooManyRequests(
-            'failed-auth',
-            decision,
-            'too many failed authentications from this address; ',
-          );
-        }
-      }
-      throw error;
-    }
-  }
-
-  async function rate(subject: string, reply: FastifyReply) {
-    if (!rateLimiter) return;
-    const decision = await rateLimiter.hit(subject);
-    if (!decision.allowed) throw tooManyRequests('credential', decision);
-    reply.headers(rateLimitHeaders('credential', decision));
-  }
+  const { verify } = deps;
+  const limits = createRequestLimits(deps);
+  const admission = createAdmission(deps.database);
 
   /** Credential and rate: who the request comes from, counted. */
   async function identify(request: FastifyRequest, reply: FastifyReply) {
-    const { issuer, userId, scopes } = await credential(request);
-    // One budget per subject, however many tokens it holds.
-    await rate(`${issuer} ${userId}`, reply);
+    const { issuer, userId, scopes } = await limits.authenticated(request, () =>
+      verify(request.headers.authorization),
+    );
+    await limits.count(`${issuer} ${userId}`, reply);
     return { userId, scopes };
   }
 
@@ -131,19 +177,9 @@ export function createPlatformAuthentication(
 
   /** Status and membership in `orgId`: sets `request.caller`. */
   async function admit(request: FastifyRequest, account: Account, orgId: string) {
-    const context = await findCallerContext(account.userId, orgId);
-    if (!context) throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
-    if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
-    if (context.role === null) throw forbidden('not a member of this organization');
+    const caller = await admission(account, orgId);
     request.account = account;
-    request.caller = {
-      userId: account.userId,
-      orgId,
-      role: context.role,
-      memoryEnabled: context.memoryEnabled,
-      userOverride: context.userOverride,
-      scopes: account.scopes,
-    };
+    request.caller = caller;
   }
 
   return {

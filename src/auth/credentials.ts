@@ -2,6 +2,7 @@ import {
   type CryptoKey,
   createRemoteJWKSet,
   decodeJwt,
+  type JWTPayload,
   type JWTVerifyGetKey,
   errors as joseErrors,
   jwtVerify,
@@ -30,11 +31,18 @@ export interface Credential {
    * send no scopes).
    */
   readonly scopes: ReadonlySet<string> | undefined;
+  /** Every claim of the verified token, for what a resource reads beyond these (`org_id`). */
+  readonly claims: Readonly<JWTPayload>;
 }
 
 export interface CredentialVerifierOptions {
   readonly db: Kysely<Tables>;
   readonly publicUrl: string;
+  /**
+   * The audience required of the built-in issuer's tokens: by default the platform API's
+   * (`{publicUrl}/api`); the MCP server's verifier names its own resource.
+   */
+  readonly audience?: string;
   readonly outsideIssuer: OutsideIssuer | undefined;
   readonly clockToleranceSeconds?: number;
   readonly cacheSize?: number;
@@ -61,7 +69,8 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
   const builtIn = builtInIssuer(options.publicUrl);
   const issuers = new Map<string, TrustedIssuer>();
   issuers.set(builtIn.issuer, {
-    ...builtIn,
+    issuer: builtIn.issuer,
+    audience: options.audience ?? builtIn.audience,
     getKey: createStoreKeyResolver(options.db, tolerance * 1000),
   });
   const outside = options.outsideIssuer;
@@ -111,6 +120,7 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
         issuer: trusted.issuer,
         userId: payload.sub,
         scopes: parseScopes(payload.scope),
+        claims: payload,
       };
       cache.set(token, credential, (payload.exp as number) * 1000);
       return credential;

@@ -10,7 +10,7 @@ import type { Credential } from './credentials.ts';
 export const PLATFORM_SCOPES = {
   'memory:read': 'Read your memories and the project pools you can see',
   'memory:write': 'Add, change and delete your memories and pool contributions',
-  keys: 'Create, list and revoke your API keys',
+  keys: 'Create, list and revoke your API keys, and see and revoke your connected MCP clients',
   usage: 'Read usage of the chat interface',
   admin: "Manage your organizations' members, projects and settings",
 } as const;
@@ -18,6 +18,9 @@ export const PLATFORM_SCOPES = {
 export type PlatformScope = keyof typeof PLATFORM_SCOPES;
 
 export const PLATFORM_SCOPE_NAMES = Object.keys(PLATFORM_SCOPES) as PlatformScope[];
+
+/** The scopes the MCP server (`/mcp`) takes: its tools read and write memories, nothing more. */
+export const MCP_SCOPE_NAMES = ['memory:read', 'memory:write'] as const satisfies PlatformScope[];
 
 /** Whether the credential allows `scope`. */
 export function allows(credential: Pick<Credential, 'scopes'>, scope: PlatformScope): boolean {

@@ -39,6 +39,7 @@ const USAGE_LINES = [
   'mnemo login [--url URL]',
   'mnemo whoami [--url URL]',
   'mnemo logout [--url URL]',
+  'mnemo mcp [--org ID] [--url URL]',
 ];
 const usageOf = (start: string) => USAGE_LINES.filter((line) => line.startsWith(start));
 
@@ -359,6 +360,8 @@ describe('migrate', () => {
         '2026-11-24T01_unpriced_usage',
         '2026-11-24T02_reasoning_tokens',
         '2026-11-24T03_memory_search',
+        '2026-11-24T04_memory_embeddings',
+        '2026-11-24T05_oauth_connections',
       ],
     });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);

@@ -55,7 +55,7 @@ export const logout: Command = {
 };
 
 /** `--url`, checked for its form: an absolute http(s) URL with nothing after the path. */
-function urlOption(args: Args): string | undefined {
+export function urlOption(args: Args): string | undefined {
   const value = args.string(URL_OPTION);
   if (value === undefined) return undefined;
   const url = URL.parse(value);
@@ -68,7 +68,9 @@ function urlOption(args: Args): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-interface Server {
+export interface Server {
+  /** The server's public URL, the base of its API. */
+  readonly publicUrl: string;
   readonly issuer: string;
   /** The credential-file module, loaded with openid-client only once a command runs. */
   readonly credentials: typeof import('./credential-file.ts');
@@ -80,7 +82,7 @@ interface Server {
  * for every command). Plain http is refused but to a loopback address: exit 2 as well, since
  * the URL, not the server, is what is wrong.
  */
-async function serverOf(urlOption: string | undefined, usage: string): Promise<Server> {
+export async function serverOf(urlOption: string | undefined, usage: string): Promise<Server> {
   const [credentials, client] = await Promise.all([
     import('./credential-file.ts'),
     import('openid-client'),
@@ -100,7 +102,7 @@ async function serverOf(urlOption: string | undefined, usage: string): Promise<S
       ? new InvalidConfiguration(`MNEMO_PUBLIC_URL: ${problem}`)
       : new UsageError(problem, [usage]);
   }
-  return { issuer: credentials.issuerOf(publicUrl), credentials, client };
+  return { publicUrl, issuer: credentials.issuerOf(publicUrl), credentials, client };
 }
 
 async function signIn(server: Server, signal: AbortSignal): Promise<Outcome> {

@@ -10,6 +10,7 @@ import {
 } from './command.ts';
 import { keysRotate } from './keys.ts';
 import { login, logout, whoami } from './login.ts';
+import { mcp } from './mcp.ts';
 import { memberAdd, memberRemove } from './member.ts';
 import { orgCreate, orgSet } from './org.ts';
 import {
@@ -44,14 +45,15 @@ const COMMANDS: readonly Command[] = [
   login,
   whoami,
   logout,
+  mcp,
 ];
 
-const HELP_FOOTER = `Every command but serve also takes --json (print one JSON object on stdout) and --help.
+const HELP_FOOTER = `Every command but serve and mcp also takes --json (print one JSON object on stdout) and --help.
 Commands work on the store the server uses: MNEMO_DATABASE_URL (default sqlite:./data/mnemo.db),
 with the schema brought up to date first; the server sees every change at once. mnemo token signs
-for MNEMO_PUBLIC_URL's issuer. login, whoami and logout talk to the server at --url (default
+for MNEMO_PUBLIC_URL's issuer. login, whoami, logout and mcp talk to the server at --url (default
 MNEMO_PUBLIC_URL) instead, and keep credentials in $XDG_CONFIG_HOME/mnemo/credentials.json
-(default ~/.config/mnemo/). See docs/configuration.md.
+(default ~/.config/mnemo/). See docs/configuration.md and, for mcp, docs/mcp.md.
 Exit status: 0 done, 1 the command could not be carried out, 2 the command line is wrong.`;
 
 const fullHelp = () =>

@@ -6,6 +6,8 @@ import * as platform from './migrations/2026-11-24T00_platform.ts';
 import * as unpricedUsage from './migrations/2026-11-24T01_unpriced_usage.ts';
 import * as reasoningTokens from './migrations/2026-11-24T02_reasoning_tokens.ts';
 import * as memorySearch from './migrations/2026-11-24T03_memory_search.ts';
+import * as memoryEmbeddings from './migrations/2026-11-24T04_memory_embeddings.ts';
+import * as oauthConnections from './migrations/2026-11-24T05_oauth_connections.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
@@ -15,6 +17,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T01_unpriced_usage': unpricedUsage,
   '2026-11-24T02_reasoning_tokens': reasoningTokens,
   '2026-11-24T03_memory_search': memorySearch,
+  '2026-11-24T04_memory_embeddings': memoryEmbeddings,
+  '2026-11-24T05_oauth_connections': oauthConnections,
 };
 
 export class UnknownSchemaError extends Error {

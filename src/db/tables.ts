@@ -78,6 +78,25 @@ export interface MemoriesTable {
   search_terms: Generated<string>;
 }
 
+/**
+ * A memory's vector under one embedding model (src/memory/embedding-indexer.ts): computed from
+ * the memory at `memory_version` (older than the memory's: stale, never ranked); little-endian
+ * float32 of unit length, or empty when the provider refused the text.
+ */
+export interface MemoryEmbeddingsTable {
+  memory_id: string;
+  model: string;
+  memory_version: number;
+  vector: Uint8Array;
+}
+
+/** Per store and model: every active memory of version up to `version` has its vector. */
+export interface MemoryEmbeddingProgressTable {
+  scope_id: string;
+  model: string;
+  version: number;
+}
+
 export interface AuditLogTable {
   id: string;
   org_id: string;
@@ -170,6 +189,23 @@ export interface OAuthRecordsTable {
   consumed_at: number | null;
 }
 
+/**
+ * A person's connection of an MCP client (a grant of the authorization server for the MCP
+ * resource), and the organization its tools act in.
+ */
+export interface OAuthConnectionsTable {
+  /** A UUID: the connection's id in the API and in its tokens (`mnemo_connection`). */
+  id: string;
+  /** oidc-provider's grant: revoking the connection revokes it. */
+  grant_id: string;
+  user_id: string;
+  client_id: string;
+  /** As the consent page showed it. */
+  client_name: string;
+  org_id: string;
+  created_at: number;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value: string;
@@ -183,11 +219,14 @@ export interface Tables {
   project_access: ProjectAccessTable;
   scopes: ScopesTable;
   memories: MemoriesTable;
+  memory_embeddings: MemoryEmbeddingsTable;
+  memory_embedding_progress: MemoryEmbeddingProgressTable;
   audit_log: AuditLogTable;
   signing_keys: SigningKeysTable;
   instance_secrets: InstanceSecretsTable;
   oauth_clients: OAuthClientsTable;
   oauth_records: OAuthRecordsTable;
+  oauth_connections: OAuthConnectionsTable;
   api_keys: ApiKeysTable;
   usage_records: UsageRecordsTable;
 }

@@ -1,4 +1,4 @@
-import type { ModelConfig, ProviderKind } from './catalog.ts';
+import type { EmbeddingModelConfig, ModelConfig, ProviderKind } from './catalog.ts';
 
 /** Models that think before they answer (extended thinking, Gemini's thinking, o-series). */
 const REASONS = { reasoning: true } as const;
@@ -17,6 +17,8 @@ export interface BuiltinProvider {
   /** The API root as the provider's own SDK takes it. */
   readonly defaultBaseUrl: string;
   readonly models: readonly ModelConfig[];
+  /** Offered to memory search (MNEMO_SEARCH_EMBEDDING_MODEL), never on `/v1`. */
+  readonly embeddingModels: readonly EmbeddingModelConfig[];
 }
 
 function model(
@@ -41,6 +43,21 @@ function model(
   });
 }
 
+/**
+ * Vectors of 512 dimensions from OpenAI (its `dimensions`: text-embedding-3 models are trained
+ * so that their first dimensions stand alone) and 768 from Gemini (among the sizes Google
+ * recommends): a store of 100,000 memories is then 200 or 300 MB of vectors, not 600 or 1,200.
+ */
+function embedding(provider: string, upstream: string, dimensions: number): EmbeddingModelConfig {
+  return Object.freeze({
+    id: `${provider}/${upstream}`,
+    provider,
+    upstream,
+    dimensions,
+    minSimilarity: 0,
+  });
+}
+
 export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = Object.freeze([
   {
     name: 'openai',
@@ -55,6 +72,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = Object.freeze([
       model('openai', 'gpt-4o-mini', 128_000, 0.15, 0.6),
       model('openai', 'o4-mini', 200_000, 1.1, 4.4, REASONS),
     ],
+    embeddingModels: [embedding('openai', 'text-embedding-3-small', 512)],
   },
   {
     name: 'anthropic',
@@ -67,6 +85,8 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = Object.freeze([
       model('anthropic', 'claude-haiku-4-5', 200_000, 1.0, 5.0, REASONS),
       model('anthropic', 'claude-opus-4-1', 200_000, 15.0, 75.0, REASONS),
     ],
+    // Anthropic has no embeddings API.
+    embeddingModels: [],
   },
   {
     name: 'google',
@@ -79,5 +99,6 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = Object.freeze([
       model('google', 'gemini-2.5-flash', 1_048_576, 0.3, 2.5, REASONS),
       model('google', 'gemini-2.5-flash-lite', 1_048_576, 0.1, 0.4, REASONS),
     ],
+    embeddingModels: [embedding('google', 'gemini-embedding-001', 768)],
   },
 ] satisfies BuiltinProvider[]);

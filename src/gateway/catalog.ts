@@ -39,10 +39,41 @@ export interface ModelConfig {
   readonly price: { readonly input: number; readonly output: number } | undefined;
 }
 
+/**
+ * A model that turns text into vectors (`"type": "embedding"` in the file), for memory search.
+ * Never offered on `/v1`: not listed, not routed, refused like an unknown model.
+ */
+export interface EmbeddingModelConfig {
+  /** `provider/model`, as the configuration names it. */
+  readonly id: string;
+  readonly provider: string;
+  /** The model's name at the provider. */
+  readonly upstream: string;
+  /**
+   * The vectors' length, asked of the provider (OpenAI's `dimensions`, Gemini's
+   * `outputDimensionality`); undefined: the model's own.
+   */
+  readonly dimensions: number | undefined;
+  /**
+   * The least cosine similarity at which a memory is found by its vector. What counts as near
+   * depends on the model (its unrelated texts may sit at 0.1 or at 0.5); 0 by default.
+   */
+  readonly minSimilarity: number;
+}
+
+/** How memory search uses the catalog. */
+export interface SearchSettings {
+  /** The embedding model of hybrid search; undefined: search is lexical. */
+  readonly embeddingModel: EmbeddingModelConfig | undefined;
+}
+
 export interface Catalog {
   readonly providers: ReadonlyMap<string, ProviderConfig>;
-  /** In the configuration's order. */
+  /** The chat models, in the configuration's order. */
   readonly models: readonly ModelConfig[];
   /** The router model: its id (`auto`) and the model ids it tries, in order. */
   readonly router: { readonly id: string; readonly order: readonly string[] };
+  /** The embedding models, in the configuration's order. */
+  readonly embeddingModels: readonly EmbeddingModelConfig[];
+  readonly search: SearchSettings;
 }

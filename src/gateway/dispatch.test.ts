@@ -33,6 +33,8 @@ const catalog: Catalog = {
   providers: new Map(),
   models: [model('a/one'), model('b/two')],
   router: { id: 'auto', order: ['a/one', 'b/two'] },
+  embeddingModels: [],
+  search: { embeddingModel: undefined },
 };
 
 const completion = (id: string): ChatCompletion => ({

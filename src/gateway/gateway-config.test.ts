@@ -204,6 +204,135 @@ describe('the file of docs/design.md §4', () => {
   });
 });
 
+/** An embedding model entry for the valid file's openai provider. */
+const EMBEDDING = {
+  id: 'openai/text-embedding-3-small',
+  provider: 'openai',
+  upstream: 'text-embedding-3-small',
+  type: 'embedding',
+};
+
+describe('embedding models', () => {
+  test('are kept apart from the chat models: not routed, not in the default router order', () => {
+    const config = validConfig();
+    const { router: _router, ...withoutRouter } = config;
+    const catalog = fromFile({
+      ...withoutRouter,
+      models: [
+        config.models[0],
+        { ...EMBEDDING, dimensions: 512, minSimilarity: 0.25 },
+        config.models[1],
+        { id: 'local/nomic', provider: 'local', upstream: 'nomic-embed-text', type: 'embedding' },
+      ],
+    });
+    expect(catalog.models.map((model) => model.id)).toEqual(['openai/gpt-4.1', 'local/llama3.1']);
+    expect(catalog.router.order).toEqual(['openai/gpt-4.1', 'local/llama3.1']);
+    expect(catalog.embeddingModels).toEqual([
+      {
+        id: 'openai/text-embedding-3-small',
+        provider: 'openai',
+        upstream: 'text-embedding-3-small',
+        dimensions: 512,
+        minSimilarity: 0.25,
+      },
+      {
+        id: 'local/nomic',
+        provider: 'local',
+        upstream: 'nomic-embed-text',
+        dimensions: undefined,
+        minSimilarity: 0,
+      },
+    ]);
+    // Named by nothing: search stays lexical.
+    expect(catalog.search).toEqual({ embeddingModel: undefined });
+    expect(Object.isFrozen(catalog.embeddingModels[0])).toBe(true);
+  });
+
+  test('"type": "chat" is the default, said or not', () => {
+    const config = validConfig();
+    Object.assign(config.models[0] as object, { type: 'chat' });
+    expect(fromFile(config).models.map((model) => model.id)).toEqual([
+      'openai/gpt-4.1',
+      'local/llama3.1',
+    ]);
+  });
+
+  test('search.embeddingModel names search’s model; MNEMO_SEARCH_EMBEDDING_MODEL wins over it', () => {
+    const config = {
+      ...validConfig(),
+      models: [
+        ...validConfig().models,
+        EMBEDDING,
+        { ...EMBEDDING, id: 'local/nomic', provider: 'local' },
+      ],
+      search: { embeddingModel: 'openai/text-embedding-3-small' },
+    };
+    expect(fromFile(config).search.embeddingModel?.id).toBe('openai/text-embedding-3-small');
+    const overridden = loadCatalog(
+      { file: undefined, variables: {}, searchEmbeddingModel: 'local/nomic' },
+      { cwd: '/cfg', readFile: files({ [FILE]: JSON.stringify(config) }) },
+    );
+    expect(overridden.search.embeddingModel?.id).toBe('local/nomic');
+  });
+
+  test.each([
+    [
+      'a chat model',
+      'openai/gpt-4.1',
+      'invalid gateway configuration in the environment: MNEMO_SEARCH_EMBEDDING_MODEL: "openai/gpt-4.1" is a chat model, not an embedding model',
+    ],
+    [
+      'no model at all',
+      'openai/text-embedding-3-large',
+      'invalid gateway configuration in the environment: MNEMO_SEARCH_EMBEDDING_MODEL: unknown embedding model "openai/text-embedding-3-large" (configured: openai/text-embedding-3-small)',
+    ],
+  ])('MNEMO_SEARCH_EMBEDDING_MODEL naming %s stops the start', (_name, id, message) => {
+    const config = { ...validConfig(), models: [...validConfig().models, EMBEDDING] };
+    expect(
+      errorOf(() =>
+        loadCatalog(
+          { file: undefined, variables: {}, searchEmbeddingModel: id },
+          { cwd: '/cfg', readFile: files({ [FILE]: JSON.stringify(config) }) },
+        ),
+      ),
+    ).toBe(message);
+  });
+
+  test('the built-in catalogs offer OpenAI’s and Gemini’s, for MNEMO_SEARCH_EMBEDDING_MODEL', () => {
+    const load = (env: Record<string, string | undefined>, model?: string) =>
+      loadCatalog(
+        { file: undefined, variables: env, searchEmbeddingModel: model },
+        { cwd: '/nowhere', readFile: () => undefined },
+      );
+    const all = { OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', GEMINI_API_KEY: 'g' };
+    expect(load(all).embeddingModels).toEqual([
+      {
+        id: 'openai/text-embedding-3-small',
+        provider: 'openai',
+        upstream: 'text-embedding-3-small',
+        dimensions: 512,
+        minSimilarity: 0,
+      },
+      {
+        id: 'google/gemini-embedding-001',
+        provider: 'google',
+        upstream: 'gemini-embedding-001',
+        dimensions: 768,
+        minSimilarity: 0,
+      },
+    ]);
+    expect(load(all).search.embeddingModel).toBeUndefined();
+    expect(load(all).router.order).not.toContain('openai/text-embedding-3-small');
+    expect(load(all, 'google/gemini-embedding-001').search.embeddingModel?.upstream).toBe(
+      'gemini-embedding-001',
+    );
+    // Only a switched-on provider's.
+    expect(errorOf(() => load({ ANTHROPIC_API_KEY: 'a' }, 'openai/text-embedding-3-small'))).toBe(
+      'invalid gateway configuration in the environment: MNEMO_SEARCH_EMBEDDING_MODEL: unknown embedding model "openai/text-embedding-3-small" (configured: none)',
+    );
+  });
+});
+
 describe('validation: each error names the file and the JSON path', () => {
   type Config = ReturnType<typeof validConfig>;
   // biome-ignore lint/suspicious/noExplicitAny: the table breaks the file on purpose
@@ -406,6 +535,83 @@ describe('validation: each error names the file and the JSON path', () => {
         c.models[0].tools = 'yes';
       },
       '$.models[0].tools: must be boolean',
+    ],
+    [
+      'a type that is neither chat nor embedding',
+      (c) => {
+        c.models[0].type = 'rerank';
+      },
+      '$.models[0].type: must be one of chat, embedding',
+    ],
+    [
+      'a chat field on an embedding model',
+      (c) => {
+        c.models[1].type = 'embedding';
+      },
+      '$.models[1].contextWindow: is not a field of an embedding model; $.models[1].price: is not a field of an embedding model',
+    ],
+    [
+      'an embedding field on a chat model',
+      (c) => {
+        c.models[0].dimensions = 256;
+      },
+      '$.models[0].dimensions: is a field of embedding models only ("type": "embedding")',
+    ],
+    [
+      'an embedding model of a provider without embeddings',
+      (c) => {
+        c.providers.claude = {
+          kind: 'anthropic',
+          baseUrl: 'https://api.anthropic.com',
+          apiKeyEnv: 'K',
+        };
+        c.models.push({ id: 'claude/x', provider: 'claude', upstream: 'x', type: 'embedding' });
+      },
+      '$.models[2].provider: a provider of kind anthropic has no embeddings API (openai and gemini do)',
+    ],
+    [
+      'dimensions not a positive integer',
+      (c) => {
+        c.models.push({ ...EMBEDDING, dimensions: 0 });
+      },
+      '$.models[2].dimensions: must be >= 1',
+    ],
+    [
+      'a similarity floor beyond a cosine',
+      (c) => {
+        c.models.push({ ...EMBEDDING, minSimilarity: 1.5 });
+      },
+      '$.models[2].minSimilarity: must be <= 1',
+    ],
+    [
+      'an embedding model in the router',
+      (c) => {
+        c.models.push(EMBEDDING);
+        c.router.order.push(EMBEDDING.id);
+      },
+      '$.router.order[2]: "openai/text-embedding-3-small" is an embedding model: the router routes chat models only',
+    ],
+    [
+      'search naming a chat model',
+      (c) => {
+        c.search = { embeddingModel: 'openai/gpt-4.1' };
+      },
+      '$.search.embeddingModel: "openai/gpt-4.1" is a chat model, not an embedding model',
+    ],
+    [
+      'search naming no model of the file',
+      (c) => {
+        c.models.push(EMBEDDING);
+        c.search = { embeddingModel: 'openai/text-embedding-3-large' };
+      },
+      '$.search.embeddingModel: unknown embedding model "openai/text-embedding-3-large" (configured: openai/text-embedding-3-small)',
+    ],
+    [
+      'a misspelt search field',
+      (c) => {
+        c.search = { embedingModel: 'x' };
+      },
+      '$.search.embedingModel: is not a known field',
     ],
   ];
 
@@ -711,12 +917,25 @@ describe('without a file: the conventional variables', () => {
           { kind: p.kind, baseUrl: p.defaultBaseUrl, apiKeyEnv: p.apiKeyEnv },
         ]),
       ),
-      models: BUILTIN_PROVIDERS.flatMap((p) => p.models),
+      models: [
+        ...BUILTIN_PROVIDERS.flatMap((p) => p.models),
+        ...BUILTIN_PROVIDERS.flatMap((p) =>
+          p.embeddingModels.map((m) => ({
+            id: m.id,
+            provider: m.provider,
+            upstream: m.upstream,
+            type: 'embedding',
+            dimensions: m.dimensions,
+            minSimilarity: m.minSimilarity,
+          })),
+        ),
+      ],
     };
     const env = { OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', GEMINI_API_KEY: 'g' };
     const fromBuiltin = fromFile(file, env);
     const fromEnv = load(env);
     expect(fromBuiltin.models).toEqual(fromEnv.models);
+    expect(fromBuiltin.embeddingModels).toEqual(fromEnv.embeddingModels);
     expect(fromBuiltin.router).toEqual(fromEnv.router);
     expect([...fromBuiltin.providers]).toEqual([...fromEnv.providers]);
   });

@@ -4,7 +4,13 @@ import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import type { CatalogLocation } from '../config.ts';
 import { BUILTIN_PROVIDERS } from './builtin-models.ts';
-import type { Catalog, ModelConfig, ProviderConfig, ProviderKind } from './catalog.ts';
+import type {
+  Catalog,
+  EmbeddingModelConfig,
+  ModelConfig,
+  ProviderConfig,
+  ProviderKind,
+} from './catalog.ts';
 
 /** The gateway's configuration is unusable: the message names the file (or variable) and path. */
 export class GatewayConfigError extends Error {
@@ -24,16 +30,20 @@ const ProviderEntry = Type.Object(
   { additionalProperties: false },
 );
 
+// One entry for both types of model: which fields a type takes is checked with the meaning
+// (meaningProblems), so that a misplaced field is named as such.
 const ModelEntry = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
     provider: Type.String({ minLength: 1 }),
     upstream: Type.String({ minLength: 1 }),
+    type: Type.Optional(Type.Enum(['chat', 'embedding'])),
     vision: Type.Optional(Type.Boolean()),
     tools: Type.Optional(Type.Boolean()),
     jsonOutput: Type.Optional(Type.Boolean()),
     reasoning: Type.Optional(Type.Boolean()),
-    contextWindow: Type.Integer({ minimum: 1 }),
+    // Required of a chat model (meaningProblems).
+    contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
     // None for a model whose calls cost nothing known (a self-hosted server): its usage is
     // recorded with an unknown cost, never a made-up $0.
     price: Type.Optional(
@@ -42,7 +52,21 @@ const ModelEntry = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    // Embedding models only.
+    dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
+    minSimilarity: Type.Optional(Type.Number({ minimum: -1, maximum: 1 })),
   },
+  { additionalProperties: false },
+);
+
+/** Fields of a chat model, which an embedding model does not take; and the other way round. */
+const CHAT_FIELDS = ['vision', 'tools', 'jsonOutput', 'reasoning', 'contextWindow', 'price'];
+const EMBEDDING_FIELDS = ['dimensions', 'minSimilarity'];
+/** Provider kinds with an embeddings API: Anthropic has none. */
+const EMBEDDING_KINDS: readonly string[] = ['openai', 'gemini'];
+
+const SearchEntry = Type.Object(
+  { embeddingModel: Type.Optional(Type.String({ minLength: 1 })) },
   { additionalProperties: false },
 );
 
@@ -59,6 +83,7 @@ const ConfigFile = Type.Object(
     providers: Type.Record(Type.String(), ProviderEntry),
     models: Type.Array(ModelEntry),
     router: Type.Optional(RouterEntry),
+    search: Type.Optional(SearchEntry),
   },
   { additionalProperties: false },
 );
@@ -87,17 +112,47 @@ export function loadCatalog(
   const readFile = options.readFile ?? readFileIfExists;
   const env = location.variables;
   const named = nonEmpty(location.file);
+  let loaded: Catalog;
   if (named !== undefined) {
     const file = resolve(cwd, named);
     const text = readConfigFile(readFile, file);
     if (text === undefined) {
       throw new GatewayConfigError(`MNEMO_CONFIG names ${file}, which does not exist`);
     }
-    return catalogFromFile(text, file, env);
+    loaded = catalogFromFile(text, file, env);
+  } else {
+    const file = resolve(cwd, DEFAULT_FILE);
+    const text = readConfigFile(readFile, file);
+    loaded = text === undefined ? catalogFromEnv(env) : catalogFromFile(text, file, env);
   }
-  const file = resolve(cwd, DEFAULT_FILE);
-  const text = readConfigFile(readFile, file);
-  return text === undefined ? catalogFromEnv(env) : catalogFromFile(text, file, env);
+  return withSearchOverride(loaded, nonEmpty(location.searchEmbeddingModel));
+}
+
+/**
+ * `MNEMO_SEARCH_EMBEDDING_MODEL` names search's embedding model over the file's `search`: it
+ * must be an embedding model of the catalog, whichever way the catalog was configured.
+ */
+function withSearchOverride(loaded: Catalog, id: string | undefined): Catalog {
+  if (id === undefined) return loaded;
+  const model = loaded.embeddingModels.find((candidate) => candidate.id === id);
+  if (!model) {
+    fail('the environment', [
+      {
+        at: 'MNEMO_SEARCH_EMBEDDING_MODEL',
+        message: notAnEmbeddingModel(
+          id,
+          loaded.models.some((candidate) => candidate.id === id),
+          loaded.embeddingModels.map((candidate) => candidate.id),
+        ),
+      },
+    ]);
+  }
+  return Object.freeze({ ...loaded, search: Object.freeze({ embeddingModel: model }) });
+}
+
+function notAnEmbeddingModel(id: string, isChat: boolean, embedding: readonly string[]): string {
+  if (isChat) return `${JSON.stringify(id)} is a chat model, not an embedding model`;
+  return `unknown embedding model ${JSON.stringify(id)} (configured: ${embedding.join(', ') || 'none'})`;
 }
 
 function readFileIfExists(path: string): string | undefined {
@@ -141,8 +196,19 @@ function catalogFromFile(
   for (const [name, entry] of Object.entries(json.providers)) {
     providers.set(name, provider(name, entry.kind, entry.baseUrl, entry.apiKeyEnv, env));
   }
-  const models = json.models.map(
-    (entry): ModelConfig =>
+  const models: ModelConfig[] = [];
+  const embeddingModels: EmbeddingModelConfig[] = [];
+  for (const entry of json.models) {
+    if (entry.type === 'embedding') {
+      embeddingModels.push(
+        embeddingModel(entry.id, entry.provider, entry.upstream, {
+          dimensions: entry.dimensions,
+          minSimilarity: entry.minSimilarity,
+        }),
+      );
+      continue;
+    }
+    models.push(
       Object.freeze({
         id: entry.id,
         provider: entry.provider,
@@ -151,21 +217,41 @@ function catalogFromFile(
         tools: entry.tools ?? false,
         jsonOutput: entry.jsonOutput ?? false,
         reasoning: entry.reasoning ?? false,
-        contextWindow: entry.contextWindow,
+        // Checked present for every chat model (meaningProblems).
+        contextWindow: entry.contextWindow ?? 0,
         price:
           entry.price && Object.freeze({ input: entry.price.input, output: entry.price.output }),
       }),
-  );
+    );
+  }
   const router = json.router ?? {
     id: DEFAULT_ROUTER_ID,
     order: models.map((model) => model.id),
   };
-  return catalog(providers, models, router.id, router.order);
+  const searchModel = embeddingModels.find((model) => model.id === json.search?.embeddingModel);
+  return catalog(providers, models, router.id, router.order, embeddingModels, searchModel);
+}
+
+/** An embedding model of the catalog, with its defaults. */
+export function embeddingModel(
+  id: string,
+  provider: string,
+  upstream: string,
+  options: { dimensions?: number | undefined; minSimilarity?: number | undefined } = {},
+): EmbeddingModelConfig {
+  return Object.freeze({
+    id,
+    provider,
+    upstream,
+    dimensions: options.dimensions,
+    minSimilarity: options.minSimilarity ?? 0,
+  });
 }
 
 function catalogFromEnv(env: Record<string, string | undefined>): Catalog {
   const providers = new Map<string, ProviderConfig>();
   const models: ModelConfig[] = [];
+  const embeddingModels: EmbeddingModelConfig[] = [];
   const problems: Problem[] = [];
   for (const builtin of BUILTIN_PROVIDERS) {
     if (nonEmpty(env[builtin.apiKeyEnv]) === undefined) continue;
@@ -177,13 +263,17 @@ function catalogFromEnv(env: Record<string, string | undefined>): Catalog {
       provider(builtin.name, builtin.kind, baseUrl, builtin.apiKeyEnv, env),
     );
     models.push(...builtin.models);
+    embeddingModels.push(...builtin.embeddingModels);
   }
   if (problems.length > 0) fail('the environment', problems);
+  // Search stays lexical unless MNEMO_SEARCH_EMBEDDING_MODEL names one of the models.
   return catalog(
     providers,
     models,
     DEFAULT_ROUTER_ID,
     models.map((model) => model.id),
+    embeddingModels,
+    undefined,
   );
 }
 
@@ -210,11 +300,15 @@ function catalog(
   models: readonly ModelConfig[],
   routerId: string,
   order: readonly string[],
+  embeddingModels: readonly EmbeddingModelConfig[],
+  searchModel: EmbeddingModelConfig | undefined,
 ): Catalog {
   return Object.freeze({
     providers,
     models: Object.freeze([...models]),
     router: Object.freeze({ id: routerId, order: Object.freeze([...order]) }),
+    embeddingModels: Object.freeze([...embeddingModels]),
+    search: Object.freeze({ embeddingModel: searchModel }),
   });
 }
 
@@ -236,8 +330,11 @@ function meaningProblems(json: unknown, broken: ReadonlySet<string>): Problem[] 
     ...(providers ? providerProblems(providers, usable) : []),
     ...(models ? modelProblems(models, providers, usable) : []),
     ...(isObject(json.router) ? routerProblems(json.router, models, usable) : []),
+    ...(isObject(json.search) ? searchProblems(json.search, models, usable) : []),
   ];
 }
+
+const isEmbeddingEntry = (model: unknown) => isObject(model) && model.type === 'embedding';
 
 type Usable = (value: unknown, at: string) => value is string;
 
@@ -304,6 +401,7 @@ function modelProblems(
         message: `unknown provider ${JSON.stringify(provider)} (configured: ${Object.keys(providers).join(', ') || 'none'})`,
       });
     }
+    problems.push(...typeProblems(model, at, provider && providers?.[provider]));
     const id = model.id;
     if (!usable(id, `${at}.id`)) return;
     const slash = id.indexOf('/');
@@ -330,6 +428,60 @@ function modelProblems(
   return problems;
 }
 
+/** The fields a model's type takes, and the provider kinds that serve it. */
+function typeProblems(
+  model: Record<string, unknown>,
+  at: string,
+  providerEntry: unknown,
+): Problem[] {
+  const problems: Problem[] = [];
+  const present = (field: string) => Object.hasOwn(model, field);
+  if (isEmbeddingEntry(model)) {
+    for (const field of CHAT_FIELDS.filter(present)) {
+      problems.push({ at: `${at}.${field}`, message: 'is not a field of an embedding model' });
+    }
+    const kind = isObject(providerEntry) ? providerEntry.kind : undefined;
+    if (typeof kind === 'string' && KINDS.includes(kind) && !EMBEDDING_KINDS.includes(kind)) {
+      problems.push({
+        at: `${at}.provider`,
+        message: `a provider of kind ${kind} has no embeddings API (openai and gemini do)`,
+      });
+    }
+    return problems;
+  }
+  if (!present('contextWindow'))
+    problems.push({ at: `${at}.contextWindow`, message: 'is required' });
+  for (const field of EMBEDDING_FIELDS.filter(present)) {
+    problems.push({
+      at: `${at}.${field}`,
+      message: 'is a field of embedding models only ("type": "embedding")',
+    });
+  }
+  return problems;
+}
+
+function searchProblems(
+  search: Record<string, unknown>,
+  models: readonly unknown[] | undefined,
+  usable: Usable,
+): Problem[] {
+  const id = search.embeddingModel;
+  if (!models || !usable(id, '$.search.embeddingModel')) return [];
+  const named = models.find((model) => isObject(model) && model.id === id);
+  if (isEmbeddingEntry(named)) return [];
+  const embedding = models.flatMap((model) =>
+    isEmbeddingEntry(model) && typeof (model as { id?: unknown }).id === 'string'
+      ? [(model as { id: string }).id]
+      : [],
+  );
+  return [
+    {
+      at: '$.search.embeddingModel',
+      message: notAnEmbeddingModel(id, named !== undefined, embedding),
+    },
+  ];
+}
+
 function routerProblems(
   router: Record<string, unknown>,
   models: readonly unknown[] | undefined,
@@ -340,6 +492,13 @@ function routerProblems(
   if (!models) return problems;
   const ids = new Set(
     models.flatMap((model) => (isObject(model) && typeof model.id === 'string' ? [model.id] : [])),
+  );
+  const embedding = new Set(
+    models.flatMap((model) =>
+      isEmbeddingEntry(model) && typeof (model as { id?: unknown }).id === 'string'
+        ? [(model as { id: string }).id]
+        : [],
+    ),
   );
   if (usable(router.id, '$.router.id') && ids.has(router.id)) {
     problems.push({
@@ -353,7 +512,13 @@ function routerProblems(
     const at = jsonPath(['router', 'order', index]);
     if (!usable(id, at)) return;
     if (!ids.has(id)) problems.push({ at, message: `unknown model ${JSON.stringify(id)}` });
-    else if (seen.has(id)) problems.push({ at, message: `${JSON.stringify(id)} is listed twice` });
+    else if (embedding.has(id)) {
+      problems.push({
+        at,
+        message: `${JSON.stringify(id)} is an embedding model: the router routes chat models only`,
+      });
+    } else if (seen.has(id))
+      problems.push({ at, message: `${JSON.stringify(id)} is listed twice` });
     seen.add(id);
   });
   return problems;

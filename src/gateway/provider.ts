@@ -4,7 +4,7 @@
  * maps it to its own wire format and maps the answer back to these shapes; `/v1/responses` is
  * translated to and from them too. Imports no vendor: providers import this file, never back.
  */
-import type { ModelConfig, ProviderConfig } from './catalog.ts';
+import type { EmbeddingModelConfig, ModelConfig, ProviderConfig } from './catalog.ts';
 import type { ChatRequest, ReasoningDetail, ToolCall } from './chat.schemas.ts';
 import type { OpenAiError } from './openai-errors.ts';
 
@@ -175,6 +175,39 @@ export interface Provider {
 
 /** Builds a kind's provider for one configured provider, sharing `transport`'s pools. */
 export type ProviderFactory = (config: ProviderConfig, transport: Transport) => Provider;
+
+/**
+ * What vectors are for. Some providers embed a text to be found and a query looking for it
+ * differently (Gemini's task types RETRIEVAL_DOCUMENT and RETRIEVAL_QUERY); others alike.
+ */
+export type EmbeddingPurpose = 'document' | 'query';
+
+/** Texts to embed with one embedding model, until `signal` aborts. */
+export interface EmbeddingCall {
+  readonly texts: readonly string[];
+  readonly model: EmbeddingModelConfig;
+  readonly purpose: EmbeddingPurpose;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * One provider kind's embeddings API (providers/<kind>/<kind>.embeddings.ts): one vector per
+ * text, in order, as the provider gives it (not necessarily of unit length). Texts beyond what
+ * one provider call takes are sent in several.
+ *
+ * @example
+ * const outcome = await embeddings.embed({ texts, model, purpose: 'document', signal });
+ * if (outcome.ok) store(outcome.value);
+ */
+export interface EmbeddingsProvider {
+  embed(call: EmbeddingCall): Promise<Outcome<Float32Array[]>>;
+}
+
+/** Builds a kind's embeddings API for one configured provider, sharing `transport`'s pools. */
+export type EmbeddingsFactory = (
+  config: ProviderConfig,
+  transport: Transport,
+) => EmbeddingsProvider;
 
 export interface TransportResponse {
   readonly status: number;

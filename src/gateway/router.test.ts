@@ -214,6 +214,8 @@ describe('planning, for what only a provider kind decides', () => {
         { ...model('gpt/4o', '4o'), provider: 'gpt' } as ModelConfig,
       ],
       router: { id: 'auto', order: ['claude/sonnet', 'gpt/4o'] },
+      embeddingModels: [],
+      search: { embeddingModel: undefined },
     };
     const request = (n: number) =>
       ({ model: 'auto', n, messages: [{ role: 'user', content: 'Hi' }] }) as ChatRequest;

@@ -161,7 +161,10 @@ export type SearchQuery = Static<typeof SearchQuery>;
 export const SearchHit = Type.Object(
   {
     ...MemoryItem.properties,
-    score: Type.Number({ description: 'How well the memory matches; higher is better' }),
+    score: Type.Number({
+      description:
+        "How well the memory matches; higher is better. Lexical: the engine's text rank; hybrid: the reciprocal rank fusion of both rankings, the sum of 1/(60 + rank)",
+    }),
   },
   { additionalProperties: false },
 );
@@ -170,7 +173,10 @@ export type SearchHit = Static<typeof SearchHit>;
 export const SearchResponse = Type.Object(
   {
     memories: Type.Array(SearchHit),
-    mode: Type.Literal('lexical', { description: 'How the memories were found: by their words' }),
+    mode: Type.Union([Type.Literal('lexical'), Type.Literal('hybrid')], {
+      description:
+        'How the memories were found: lexical, by their words; hybrid, by their words and their meaning (an embedding model is configured and answered in time)',
+    }),
   },
   { description: 'The active memories of the store that match, best first' },
 );

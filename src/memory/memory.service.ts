@@ -30,19 +30,37 @@ import type {
   UpdateBody,
 } from './memory.schemas.ts';
 import type { MemoryTargets, Target } from './memory.targets.ts';
+import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
-import type { MemorySearchRepository } from './memory-search.repository.ts';
+import type { FoundMemory, MemorySearchRepository } from './memory-search.repository.ts';
+import type { QueryEmbedder } from './query-embedding.ts';
+import { fuseRankings } from './rank-fusion.ts';
+import type { VectorIndex } from './vector-index.ts';
 
 export interface MemoryServiceDeps {
   readonly database: Database;
   readonly repository: MemoryRepository;
   readonly search: MemorySearchRepository;
+  /** Vectors of memories: dropped with a deleted memory whether or not search uses them. */
+  readonly embeddings: MemoryEmbeddingsRepository;
+  /** Semantic search, when an embedding model is configured; else search is lexical. */
+  readonly semantic?: SemanticSearch | undefined;
   readonly targets: MemoryTargets;
   readonly cursors: CursorCodec;
   readonly fullLists: ListCache;
   readonly maxContentChars: number;
   readonly optimisticConcurrency: boolean;
   readonly now?: () => number;
+}
+
+/** What hybrid search needs besides the lexical index (docs/design.md §3.4.1). */
+export interface SemanticSearch {
+  readonly queries: QueryEmbedder;
+  readonly vectors: VectorIndex;
+  /** Memories less similar to the query than this cosine are not found by their vector. */
+  readonly minSimilarity: number;
+  /** Told after each commit that gave a memory new content (the indexer's nudge). */
+  readonly contentChanged: () => void;
 }
 
 export type AddOutcome =
@@ -53,9 +71,11 @@ const READ_POOL: readonly ProjectAccess[] = ['viewer', 'editor', 'owner'];
 const EDIT_POOL: readonly ProjectAccess[] = ['editor', 'owner'];
 /** How many memories a search answers: by default, and at most (`limit`). */
 const SEARCH_LIMIT = { default: 20, max: 100 };
+/** Candidates each side of a hybrid search brings to the fusion (at least `limit`). */
+const SEARCH_CANDIDATES = 50;
 
 export function createMemoryService(deps: MemoryServiceDeps) {
-  const { database, repository: repo, targets, cursors, fullLists } = deps;
+  const { database, repository: repo, targets, cursors, fullLists, semantic } = deps;
   const { reader } = database;
   const now = deps.now ?? Date.now;
 
@@ -125,6 +145,67 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     return { orgId: caller.orgId, kind: row.scope_kind, ownerId: row.scope_owner_id };
   }
 
+  /**
+   * The lexical candidates and the nearest by vector, fused by reciprocal rank (rank-fusion.ts);
+   * by words alone when the query cannot be embedded in time. `score` is the fused score.
+   */
+  async function hybridSearch(
+    semantic: SemanticSearch,
+    state: { id: string; version: number },
+    q: string,
+    category: string | null,
+    limit: number,
+  ): Promise<SearchResponse> {
+    const candidates = Math.max(limit, SEARCH_CANDIDATES);
+    const [lexical, nearest] = await Promise.all([
+      deps.search.find(reader, state.id, analyzeQuery(q), { category, limit: candidates }),
+      nearestByVector(semantic, state, q, category, candidates),
+    ]);
+    if (!nearest) return { memories: lexical.slice(0, limit).map(scored), mode: 'lexical' };
+    const fused = fuseRankings([lexical.map((row) => row.id), nearest]).slice(0, limit);
+    const rows = new Map<string, Omit<FoundMemory, 'score'>>(lexical.map((row) => [row.id, row]));
+    const onlyNear = fused.filter((hit) => !rows.has(hit.id)).map((hit) => hit.id);
+    // Read again by id: a memory deleted since its vector was read is not shown.
+    for (const row of await deps.embeddings.activeAmong(reader, state.id, onlyNear)) {
+      rows.set(row.id, row);
+    }
+    return {
+      memories: fused.flatMap((hit) => {
+        const row = rows.get(hit.id);
+        return row ? [{ ...toMemoryItem(row), score: hit.score }] : [];
+      }),
+      mode: 'hybrid',
+    };
+  }
+
+  /** The ids of the memories nearest to the query, or undefined when it was not embedded. */
+  async function nearestByVector(
+    semantic: SemanticSearch,
+    state: { id: string; version: number },
+    q: string,
+    category: string | null,
+    limit: number,
+  ): Promise<string[] | undefined> {
+    // The store's vectors are read while the query is embedded.
+    const vectors = semantic.vectors.storeVectors(
+      reader,
+      state.id,
+      state.version,
+      semantic.queries.model,
+    );
+    const query = await semantic.queries.embed(q);
+    if (!query) {
+      vectors.catch(() => undefined);
+      return undefined;
+    }
+    const neighbours = (await vectors).nearest(query, {
+      category,
+      limit,
+      minSimilarity: semantic.minSimilarity,
+    });
+    return neighbours.map((neighbour) => neighbour.id);
+  }
+
   return {
     /** The list answer as its JSON body: full lists are kept serialized (see list-cache.ts). */
     async list(caller: Caller, query: ListQuery): Promise<string> {
@@ -169,23 +250,31 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return answered(json({ memories, deleted, cursor }));
     },
 
-    /** The store's active memories that match `q`, best first. */
+    /**
+     * The store's active memories that match `q`, best first: by their words, fused with the
+     * nearest by meaning when an embedding model is configured and answers in time.
+     */
     async search(caller: Caller, query: SearchQuery): Promise<SearchResponse> {
       if (!/\S/u.test(query.q)) throw searchQueryRequired();
       const limit = parseSearchLimit(query.limit);
       const { scope, target } = await targets.forList(caller, query);
       const state = await repo.readScope(reader, scope);
-      const found = state
-        ? await deps.search.find(reader, state.id, analyzeQuery(query.q), {
-            category: query.category ?? null,
-            limit,
-          })
-        : [];
+      const category = query.category ?? null;
+      let answer: SearchResponse;
+      if (!state) {
+        // A store never written: nothing to find, in the mode search is configured for.
+        answer = { memories: [], mode: semantic ? 'hybrid' : 'lexical' };
+      } else if (!semantic) {
+        const found = await deps.search.find(reader, state.id, analyzeQuery(query.q), {
+          category,
+          limit,
+        });
+        answer = { memories: found.map(scored), mode: 'lexical' };
+      } else {
+        answer = await hybridSearch(semantic, state, query.q, category, limit);
+      }
       await auditAlone(caller, target, 'search');
-      return {
-        memories: found.map((row) => ({ ...toMemoryItem(row), score: row.score })),
-        mode: 'lexical',
-      };
+      return answer;
     },
 
     async get(caller: Caller, id: string, user: string | undefined): Promise<MemoryItem> {
@@ -201,7 +290,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       const { scope, target } = await targets.forAdd(caller, body);
       const category = recognizedCategory(body.category);
       const key = foldKey(body.content);
-      return database.write(async (trx) => {
+      const outcome = await database.write(async (trx): Promise<AddOutcome> => {
         const state = await repo.lockScope(trx, scope);
         const existing = await repo.findActiveByFoldKey(trx, state.id, key);
         if (existing) {
@@ -214,6 +303,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
               version,
               updated_at: nextUpdatedAt(existing.updated_at),
             });
+            await deps.embeddings.carryVectors(trx, existing.id, existing.version, version);
           }
           await audit(trx, caller, target, 'add', existing.id);
           return { created: false, memory: { id: existing.id, content: existing.content } };
@@ -236,6 +326,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         await audit(trx, caller, target, 'add', row.id);
         return { created: true, memory: toMemoryItem(row) };
       });
+      if (outcome.created) semantic?.contentChanged();
+      return outcome;
     },
 
     async update(
@@ -252,7 +344,10 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       const target = await targets.forMember(caller, user);
       const found = await reachable(caller, target, id, EDIT_POOL);
       if (found.deleted_at !== null) throw memoryNotFound();
-      return database.write(async (trx) => {
+      const contentChanges = (current: { content: string }) =>
+        body.content !== undefined && body.content !== current.content;
+      let changedContent = false;
+      const updated = await database.write(async (trx) => {
         const state = await repo.lockScope(trx, scopeOf(caller, found));
         // Read again under the scope lock: no write of this scope can interleave from here.
         const current = await repo.findById(trx, found.id);
@@ -268,9 +363,16 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         };
         const next = { ...current, ...changes };
         if (!(await repo.writeMemory(trx, next, base))) throw editConflict(toMemoryItem(current));
+        // New content makes its vectors stale: gone until the indexer embeds it again. The
+        // same content keeps them, current at the new version.
+        changedContent = contentChanges(current);
+        if (changedContent) await deps.embeddings.dropVectors(trx, current.id);
+        else await deps.embeddings.carryVectors(trx, current.id, current.version, version);
         await audit(trx, caller, target, 'update', current.id);
         return toMemoryItem(next);
       });
+      if (changedContent) semantic?.contentChanged();
+      return updated;
     },
 
     async remove(caller: Caller, id: string, user: string | undefined): Promise<void> {
@@ -301,6 +403,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
           updated_at: at,
           deleted_at: at,
         });
+        await deps.embeddings.dropVectors(trx, current.id);
         await audit(trx, caller, target, 'delete', current.id);
       });
     },
@@ -308,6 +411,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
 }
 
 export type MemoryService = ReturnType<typeof createMemoryService>;
+
+const scored = (row: FoundMemory) => ({ ...toMemoryItem(row), score: row.score });
 
 function parseSearchLimit(raw: string | undefined): number {
   if (raw === undefined) return SEARCH_LIMIT.default;

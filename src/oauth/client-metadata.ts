@@ -69,6 +69,38 @@ export function redirectUrisProblem(uris: readonly string[]): string | undefined
   return undefined;
 }
 
+/** The grants a client that describes itself may have: a person's, through the consent page. */
+const SELF_DESCRIBED_GRANTS = new Set(['authorization_code', 'refresh_token']);
+
+/**
+ * What is wrong with the metadata of a client that describes itself — registered at the
+ * registration endpoint (RFC 7591) or named by the URL of its metadata document — or undefined.
+ * Such a client acts for the person who allows it on the consent page, and nothing more: the
+ * authorization code grant (and refresh), redirect URIs under the rules of `redirectUrisProblem`,
+ * and none of mnemo's own properties (`mnemo_first_party` would skip the consent). The message
+ * names the property first, as RFC 7591 §3.2.2's `error_description`; one about `redirect_uris`
+ * is answered as `invalid_redirect_uri`.
+ */
+export function selfDescribedClientProblem(metadata: Partial<ClientMetadata>): string | undefined {
+  for (const property of EXTRA_CLIENT_METADATA) {
+    if (metadata[property] !== undefined) return `${property} is not a property a client may set`;
+  }
+  const grants = metadata.grant_types ?? ['authorization_code'];
+  if (!grants.every((grant) => SELF_DESCRIBED_GRANTS.has(grant))) {
+    return 'grant_types can only contain authorization_code and refresh_token';
+  }
+  if (!grants.includes('authorization_code')) {
+    return 'grant_types must contain authorization_code';
+  }
+  if (!(metadata.response_types ?? ['code']).every((type) => type === 'code')) {
+    return 'response_types can only contain code';
+  }
+  const uris = metadata.redirect_uris ?? [];
+  if (uris.length === 0) return 'redirect_uris must contain members';
+  const problem = redirectUrisProblem(uris);
+  return problem === undefined ? undefined : `redirect_uris ${problem}`;
+}
+
 /**
  * `native` when any redirect URI is an http loopback or a private-use one (RFC 8252): only
  * then does the provider take them, and a loopback one with any port (§7.3).

@@ -3,11 +3,14 @@ import type { Kysely } from 'kysely';
 import { errors, type default as Provider } from 'oidc-provider';
 import { PLATFORM_SCOPES } from '../auth/scopes.ts';
 import { isStoreUnavailable } from '../db/availability.ts';
+import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
+import { listUserOrganizations } from '../orgs/orgs.repository.ts';
 import { STORE_RETRY_AFTER_SECONDS } from '../platform/error-handler.ts';
 import { findTextProblem } from '../platform/storable-text.ts';
 import { findActiveAccount, type SignIn } from './accounts.ts';
-import { consentPage } from './pages/consent.page.ts';
+import { saveConnection } from './connections.repository.ts';
+import { type ClientSource, consentPage, noOrganizationPage } from './pages/consent.page.ts';
 import { errorPage } from './pages/error.page.ts';
 import { signInPage } from './pages/sign-in.page.ts';
 import type { ProviderHolder } from './provider-holder.ts';
@@ -17,6 +20,10 @@ export interface InteractionRoutesDeps {
   /** `{MNEMO_PUBLIC_URL}/oauth`: the pages' links are absolute under it. */
   readonly issuer: string;
   readonly db: Kysely<Tables>;
+  /** Where a connection's organization is written (connections.repository.ts). */
+  readonly database: Database;
+  /** The MCP server's resource indicator: a request for it makes a connection. */
+  readonly mcpResource: string;
   readonly signIn: SignIn;
   readonly securityHeaders: Readonly<Record<string, string>>;
 }
@@ -37,6 +44,8 @@ const describeScope = (name: string) => ({
     (PLATFORM_SCOPES as Record<string, string>)[name] ?? IDENTITY_SCOPES[name] ?? 'Access',
 });
 
+const CHOOSE_ORGANIZATION = 'Choose the organization it acts in.';
+
 const SIGN_IN_MESSAGES = {
   'wrong-credentials': { status: 401, text: 'Wrong email or password.' },
   suspended: { status: 403, text: 'This account is suspended.' },
@@ -45,8 +54,10 @@ const SIGN_IN_MESSAGES = {
 
 /**
  * The pages the provider sends a person to (`interactions.url`): sign in, then, for a client
- * that is not mnemo's own, consent. Each step ends by handing the result back to the provider,
- * which continues the authorization (or device) request it paused.
+ * that is not mnemo's own, consent. A request for the MCP server is a connection: whatever the
+ * client, the person allows it and chooses the organization it acts in, recorded beside the
+ * grant. Each step ends by handing the result back to the provider, which continues the
+ * authorization (or device) request it paused.
  */
 export function registerInteractionRoutes(parent: FastifyInstance, deps: InteractionRoutesDeps) {
   const { providers, db, signIn } = deps;
@@ -131,13 +142,67 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
     }
 
     async function describeClient(provider: Provider, details: Interaction) {
-      const client = await provider.Client.find(String(details.params.client_id));
+      const id = String(details.params.client_id);
+      const client = await provider.Client.find(id);
+      const firstParty = (client?.metadata() as { mnemo_first_party?: boolean } | undefined)
+        ?.mnemo_first_party;
+      // mnemo's own clients say true, an operator's false (client-metadata.ts); a client that
+      // describes itself says nothing, and its name is its own claim.
+      const source: ClientSource | undefined = URL.canParse(id)
+        ? { kind: 'metadata-document', host: new URL(id).host }
+        : firstParty === undefined
+          ? { kind: 'registered' }
+          : undefined;
       return {
-        name: client?.clientName ?? String(details.params.client_id),
-        firstParty:
-          (client?.metadata() as { mnemo_first_party?: boolean } | undefined)?.mnemo_first_party ===
-          true,
+        id,
+        name: client?.clientName ?? id,
+        firstParty: firstParty === true,
+        ...(source ? { source } : {}),
       };
+    }
+
+    /** Whether the request asks for the MCP server: its grant becomes a connection. */
+    const connects = (details: Interaction) =>
+      [details.params.resource].flat().includes(deps.mcpResource);
+
+    /** The consent page of a request, with what went wrong the first time. */
+    async function consent(
+      reply: FastifyReply,
+      details: Interaction,
+      client: Awaited<ReturnType<typeof describeClient>>,
+      account: { id: string; email: string },
+      shown: { status: number; chosen?: string; error?: string } = { status: 200 },
+    ) {
+      const uid = details.uid;
+      const organizations = connects(details)
+        ? await listUserOrganizations(db, account.id)
+        : undefined;
+      if (organizations?.length === 0) {
+        return sendPage(
+          reply,
+          shown.status,
+          noOrganizationPage({
+            abortAction: actions(uid).abort,
+            clientName: client.name,
+            userEmail: account.email,
+          }),
+        );
+      }
+      return sendPage(
+        reply,
+        shown.status,
+        consentPage({
+          action: actions(uid).consent,
+          abortAction: actions(uid).abort,
+          clientName: client.name,
+          ...(client.source ? { clientSource: client.source } : {}),
+          userEmail: account.email,
+          scopes: requestedScopes(details).map(describeScope),
+          ...(organizations ? { organizations } : {}),
+          ...(shown.chosen === undefined ? {} : { chosen: shown.chosen }),
+          ...(shown.error === undefined ? {} : { error: shown.error }),
+        }),
+      );
     }
 
     /** Hands the result to the provider and sends the browser back to it. */
@@ -179,23 +244,14 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
             error_description: 'the account is not active',
           });
         }
-        // mnemo's own applications are trusted with what they ask; others must be allowed.
-        if (client.firstParty) {
+        // mnemo's own applications are trusted with what they ask; others must be allowed,
+        // and a connection always asks where it acts.
+        if (client.firstParty && !connects(details)) {
           return finish(request, reply, provider, {
             consent: { grantId: await grantAll(provider, details) },
           });
         }
-        return sendPage(
-          reply,
-          200,
-          consentPage({
-            action: actions(uid).consent,
-            abortAction: actions(uid).abort,
-            clientName: client.name,
-            userEmail: account.email,
-            scopes: requestedScopes(details).map(describeScope),
-          }),
-        );
+        return consent(reply, details, client, account);
       },
     );
 
@@ -234,15 +290,48 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
       },
     );
 
-    app.post<{ Params: { uid: string } }>(
+    app.post<{ Params: { uid: string }; Body: Record<string, string> }>(
       `${base}/consent`,
       { schema: { hide: true } },
       async (request, reply) => {
         const { provider, details } = await interaction(request, reply);
         if (details.prompt.name !== 'consent') return reply.redirect(pageUrl(details.uid), 303);
-        return finish(request, reply, provider, {
-          consent: { grantId: await grantAll(provider, details) },
-        });
+        if (!connects(details)) {
+          return finish(request, reply, provider, {
+            consent: { grantId: await grantAll(provider, details) },
+          });
+        }
+        // A connection: the organization chosen must be one of the person's, as of now.
+        const accountId = details.session?.accountId;
+        const account = accountId ? await findActiveAccount(db, accountId) : undefined;
+        if (!account) {
+          return finish(request, reply, provider, {
+            error: 'access_denied',
+            error_description: 'the account is not active',
+          });
+        }
+        const client = await describeClient(provider, details);
+        const chosen = request.body?.organization;
+        const organizations = await listUserOrganizations(db, account.id);
+        const organization = organizations.find((org) => org.id === chosen);
+        if (!organization) {
+          return consent(reply, details, client, account, {
+            status: organizations.length === 0 ? 403 : 400,
+            ...(chosen === undefined ? {} : { chosen }),
+            error: CHOOSE_ORGANIZATION,
+          });
+        }
+        const grantId = await grantAll(provider, details);
+        await deps.database.write((trx) =>
+          saveConnection(trx, {
+            grantId,
+            userId: account.id,
+            clientId: client.id,
+            clientName: client.name,
+            orgId: organization.id,
+          }),
+        );
+        return finish(request, reply, provider, { consent: { grantId } });
       },
     );
 
@@ -270,10 +359,17 @@ interface ConsentDetails {
   missingResourceScopes?: Record<string, string[]>;
 }
 
-/** Every scope the request asks for and the grant lacks: what the consent page lists. */
+/**
+ * Every scope the request asks for and the grant lacks: what the consent page lists. The
+ * platform's scopes are also the provider's (provider.ts, so clients may register them), so
+ * they come back as OIDC scopes too: they are listed only where a resource takes them, which
+ * says what they allow (one asked of the MCP server that it does not take allows nothing).
+ */
 function requestedScopes(details: Interaction): string[] {
   const missing = details.prompt.details as ConsentDetails;
-  const scopes = new Set<string>(missing.missingOIDCScope ?? []);
+  const scopes = new Set<string>(
+    (missing.missingOIDCScope ?? []).filter((scope) => scope in IDENTITY_SCOPES),
+  );
   for (const list of Object.values(missing.missingResourceScopes ?? {})) {
     for (const scope of list) scopes.add(scope);
   }

@@ -3,17 +3,19 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { CredentialVerifier } from '../auth/credentials.ts';
+import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
 import { listUserOrganizations } from '../orgs/orgs.repository.ts';
 import { failureOf, noStore } from '../platform/error-handler.ts';
 import { ApiError } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { type RateLimiter, rateLimitHeaders } from '../platform/rate-limit.ts';
 import type { SignIn } from './accounts.ts';
 import { findActiveAccount } from './accounts.ts';
 import { registerInteractionRoutes } from './interactions.routes.ts';
 import { oauthErrorShape } from './oauth-errors.ts';
 import { homePage } from './pages/home.page.ts';
-import { builtInIssuer } from './platform-credential.ts';
+import { builtInIssuer, mcpResource } from './platform-credential.ts';
 import type { ProviderHolder } from './provider-holder.ts';
 import { checkProviderParameters, withBodyAgain } from './provider-input.ts';
 import { loadTrustedKeys } from './signing-keys.ts';
@@ -21,11 +23,15 @@ import { loadTrustedKeys } from './signing-keys.ts';
 export interface OAuthRoutesDeps {
   readonly providers: ProviderHolder;
   readonly db: Kysely<Tables>;
+  /** For what the sign-in and consent pages write themselves (a connection's organization). */
+  readonly database: Database;
   readonly publicUrl: string;
   readonly verify: CredentialVerifier;
   readonly signIn: SignIn;
   /** Clock skew the memory API allows past a token's expiry: keys stay published that long. */
   readonly clockToleranceMs: number;
+  /** Client registrations per client address; absent: no cap. */
+  readonly registrationLimiter?: RateLimiter | undefined;
 }
 
 /**
@@ -64,6 +70,9 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     const form = Buffer.isBuffer(request.body) ? request.body : undefined;
     const refused = checkProviderParameters(request.raw.url ?? '', form);
     if (refused) throw refused;
+    if (request.method === 'POST' && pathOf(request.raw.url) === REGISTRATION_PATH) {
+      await countRegistration(request);
+    }
     const provider = await deps.providers.current();
     let callback = callbacks.get(provider);
     if (!callback) {
@@ -85,6 +94,23 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     await callback(form === undefined ? req : withBodyAgain(req, form), res);
   }
 
+  /**
+   * Open registration is the one way to write to the store without an account: each client
+   * address may register so many clients an hour, wherever they are counted (Redis when
+   * configured). Past that, 429 in RFC 7591's error shape, with when to retry.
+   */
+  async function countRegistration(request: FastifyRequest) {
+    if (!deps.registrationLimiter) return;
+    const decision = await deps.registrationLimiter.hit(`client-registration ${request.ip}`);
+    if (decision.allowed) return;
+    throw new ApiError(
+      429,
+      'temporarily_unavailable',
+      `too many client registrations from this address: retry in ${decision.resetSeconds} s`,
+      { headers: rateLimitHeaders('client-registration', decision) },
+    );
+  }
+
   parent.register(async (scoped) => {
     // The provider reads request bodies itself (it hangs on one already read): nothing here may
     // consume them, but form bodies, read to be checked and handed to it again (toProvider).
@@ -103,6 +129,19 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
       url: '/oauth/*',
       schema: { hide: true },
       handler: toProvider,
+    });
+    // RFC 8414 §3: the metadata of the issuer `{public URL}/oauth` is at
+    // `/.well-known/oauth-authorization-server` inserted before the issuer's path. The provider
+    // serves it under its own path (`/oauth/.well-known/…`, as OpenID discovery), and this is
+    // the same document.
+    scoped.route({
+      method: ['GET', 'HEAD', 'OPTIONS'],
+      url: `/.well-known/oauth-authorization-server${pathPrefix}/oauth`,
+      schema: { hide: true },
+      handler: (request, reply) => {
+        request.raw.url = '/oauth/.well-known/oauth-authorization-server';
+        return toProvider(request, reply);
+      },
     });
     // `GET /oauth` itself is mnemo's page (below); the provider has nothing there.
     scoped.route({
@@ -172,10 +211,17 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     providers: deps.providers,
     issuer,
     db: deps.db,
+    database: deps.database,
+    mcpResource: mcpResource(publicUrl),
     signIn: deps.signIn,
     securityHeaders: SECURITY_HEADERS,
   });
 }
+
+/** The provider's registration endpoint (its default route, `/reg`, under the mount). */
+const REGISTRATION_PATH = '/oauth/reg';
+
+const pathOf = (url: string | undefined) => (url ?? '').split('?', 1)[0];
 
 /**
  * Errors of the routes mnemo serves under /oauth, in OAuth's shape (RFC 6749 §5.2, RFC 6750

@@ -11,6 +11,7 @@ import { afterAll, expect, test, vi } from 'vitest';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { storesOfThisFile } from '../testing/file-stores.ts';
+import { hashClientSecret } from './client-secrets.ts';
 import {
   createOidcAdapter,
   type OidcAdapterOptions,
@@ -235,25 +236,48 @@ test('upsert replaces the payload, the grant, the indexes and the expiry', async
   expect(await refreshTokens.find('r1')).toBeUndefined();
 });
 
-test('the Client model reads through findClient and stores nothing', async () => {
+test('the Client model reads operators’ clients through findClient and keeps registered ones', async () => {
   const metadata: AdapterPayload = { client_id: 'client-1', redirect_uris: ['https://a.test/cb'] };
-  const findClient = async (id: string) => (id === 'client-1' ? metadata : undefined);
+  const lookups: string[] = [];
+  const findClient = async (id: string) => {
+    lookups.push(id);
+    return id === 'client-1' ? metadata : undefined;
+  };
   const { Adapter, database } = await adapters({ findClient });
   const clients = new Adapter('Client');
   expect(await clients.find('client-1')).toEqual(metadata);
   expect(await clients.find('client-2')).toBeUndefined();
 
-  await clients.upsert('client-3', { client_id: 'client-3' }, 60);
+  // A client that registered itself is kept, with its secret as a hash and never expiring.
+  const registered = { client_id: 'client-3', client_secret: 'mnemo_cs_plain', client_name: 'X' };
+  await clients.upsert('client-3', registered);
+  const stored = { ...registered, client_secret: hashClientSecret('mnemo_cs_plain') };
+  expect(await clients.find('client-3')).toEqual(stored);
+  const rows = await database.db.selectFrom('oauth_records').selectAll().execute();
+  expect(rows).toEqual([
+    expect.objectContaining({ model: 'Client', id: 'client-3', expires_at: null }),
+  ]);
+  expect(rows[0]?.payload).not.toContain('mnemo_cs_plain');
+  // Another process of the service finds it as well.
+  expect(await new (createOidcAdapter(database))('Client').find('client-3')).toEqual(stored);
+
+  // What the provider never asks of clients does nothing.
   await clients.consume('client-1');
-  await clients.destroy('client-1');
+  await clients.destroy('client-3');
   await clients.revokeByGrantId('grant-1');
   expect(await clients.findByUid('client-3')).toBeUndefined();
   expect(await clients.findByUserCode('client-3')).toBeUndefined();
-  expect(await clients.find('client-1')).toEqual(metadata);
-  expect(await database.db.selectFrom('oauth_records').selectAll().execute()).toEqual([]);
+  expect(await clients.find('client-3')).toEqual(stored);
 
-  // Without findClient, no client is known.
-  expect(await new (createOidcAdapter(database))('Client').find('client-1')).toBeUndefined();
+  // A URL is a client ID metadata document's: the provider fetches it, the store is not asked.
+  lookups.length = 0;
+  expect(await clients.find('https://app.example.test/client.json')).toBeUndefined();
+  expect(lookups).toEqual([]);
+
+  // Without findClient, only the registered ones are known.
+  const bare = new (createOidcAdapter(database))('Client');
+  expect(await bare.find('client-1')).toBeUndefined();
+  expect(await bare.find('client-3')).toEqual(stored);
 });
 
 test("two processes on one store see each other's writes at once", async () => {

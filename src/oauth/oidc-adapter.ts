@@ -1,5 +1,7 @@
 import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/database.ts';
+import { hashClientSecret } from './client-secrets.ts';
+import { deleteOrphanConnections } from './connections.repository.ts';
 
 /**
  * The models whose records `revokeByGrantId` removes: the tokens a grant issues. oidc-provider's
@@ -16,13 +18,16 @@ const GRANTABLE = [
   'PreAuthorizedCode',
 ];
 
-/** Clients are registered by operators (oauth_clients), never stored by oidc-provider. */
+/**
+ * Clients registered by operators are in oauth_clients (`findClient`); those that registered
+ * themselves (RFC 7591) are records of this model, their metadata as the provider accepted it.
+ */
 const CLIENT = 'Client';
 
 export interface OidcAdapterOptions {
   /** The clock, integer milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
-  /** The metadata of a client, read by oidc-provider's Client model; undefined when unknown. */
+  /** The metadata of an operator's client, read by oidc-provider's Client model; undefined when unknown. */
   readonly findClient?: (id: string) => Promise<AdapterPayload | undefined>;
 }
 
@@ -72,7 +77,11 @@ export function createOidcAdapter(
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-      if (this.#model === CLIENT) return;
+      // A registered client's secret is kept as its hash, like an operator's: the provider's
+      // comparison is replaced by one of hashes (provider.ts). The secret was answered once.
+      if (this.#model === CLIENT && typeof payload.client_secret === 'string') {
+        payload = { ...payload, client_secret: hashClientSecret(payload.client_secret) };
+      }
       // Any finite number counts, as in the memory adapter: a ttl of 0 or less (a record saved
       // at or past its `exp`) is expired at once, not kept forever.
       const expiresAt =
@@ -98,7 +107,12 @@ export function createOidcAdapter(
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      if (this.#model === CLIENT) return findClient?.(id);
+      if (this.#model === CLIENT) {
+        // A URL is a client ID metadata document's, which the provider fetches: no registered
+        // client has one.
+        if (URL.canParse(id)) return undefined;
+        return (await findClient?.(id)) ?? findWhere(CLIENT, 'id', id);
+      }
       return findWhere(this.#model, 'id', id);
     }
 
@@ -150,15 +164,21 @@ export function createOidcAdapter(
 }
 
 /**
- * Deletes the records that expired before `now` (they are already invisible to the adapter);
- * returns how many. oidc-provider never deletes an expired record itself.
+ * Deletes the records that expired before `now` (they are already invisible to the adapter),
+ * and the connections of grants that are gone; returns how many records. oidc-provider never
+ * deletes an expired record itself.
  */
 export async function purgeExpiredOAuthRecords(
   database: Database,
   now = Date.now(),
 ): Promise<number> {
-  const result = await database.write((trx) =>
-    trx.deleteFrom('oauth_records').where('expires_at', '<', now).executeTakeFirst(),
-  );
+  const result = await database.write(async (trx) => {
+    const deleted = await trx
+      .deleteFrom('oauth_records')
+      .where('expires_at', '<', now)
+      .executeTakeFirst();
+    await deleteOrphanConnections(trx, now);
+    return deleted;
+  });
   return Number(result.numDeletedRows);
 }

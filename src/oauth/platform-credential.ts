@@ -10,6 +10,19 @@ export function builtInIssuer(publicUrl: string) {
 }
 
 /**
+ * The MCP server as a resource (RFC 8707): the audience of its tokens, and the `resource` of its
+ * protected resource metadata (RFC 9728), which is the URL clients connect to.
+ */
+export const mcpResource = (publicUrl: string): string => `${publicUrl}/mcp`;
+
+/**
+ * Where the MCP server's protected resource metadata is (RFC 9728 §3.1: the well-known path
+ * before the resource's path): what every challenge of `/mcp` names.
+ */
+export const mcpResourceMetadataUrl = (publicUrl: string): string =>
+  `${publicUrl}/.well-known/oauth-protected-resource/mcp`;
+
+/**
  * Signs a platform credential for a user with the newest key of the store, for operators and
  * development (`mnemo token`, the demo). It carries no `scope`: full access, as the spec's
  * credential has. Tokens from the authorization server carry the scopes their grant allows.

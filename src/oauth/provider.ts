@@ -7,7 +7,7 @@ import Provider, {
   errors,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
-import { PLATFORM_SCOPE_NAMES } from '../auth/scopes.ts';
+import { MCP_SCOPE_NAMES, PLATFORM_SCOPE_NAMES } from '../auth/scopes.ts';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Database } from '../db/database.ts';
 import { listUserOrganizations } from '../orgs/orgs.repository.ts';
@@ -17,9 +17,12 @@ import {
   builtInClients,
   EXTRA_CLIENT_METADATA,
   findClientMetadata,
+  type MnemoClientMetadata,
   STUDIO_CLIENT_ID,
+  selfDescribedClientProblem,
 } from './client-metadata.ts';
-import { verifyClientSecret } from './client-secrets.ts';
+import { createClientId, createClientSecret, verifyClientSecret } from './client-secrets.ts';
+import { findConnectionOfGrant } from './connections.repository.ts';
 import { createOidcAdapter } from './oidc-adapter.ts';
 import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './pages/device.pages.ts';
 import { errorPage } from './pages/error.page.ts';
@@ -29,7 +32,7 @@ import {
   signingOutPage,
   signOutPage,
 } from './pages/sign-out.pages.ts';
-import { builtInIssuer } from './platform-credential.ts';
+import { builtInIssuer, mcpResource } from './platform-credential.ts';
 import { extendKeyLease, type SigningKey } from './signing-keys.ts';
 
 export interface ProviderOptions {
@@ -41,7 +44,32 @@ export interface ProviderOptions {
   readonly accessTokenTtlSeconds: number;
   /** Signs cookies; from the store, so every process reads every other's. */
   readonly cookieKey: string;
+  /** Open dynamic client registration (RFC 7591). */
+  readonly clientRegistration: boolean;
+  /**
+   * Whether the documents the provider fetches (client ID metadata documents) may be on
+   * special-use addresses (loopback, private, link-local…); off, its own guard refuses them.
+   */
+  readonly fetchPrivateAddresses: boolean;
 }
+
+/**
+ * The version of the Client ID Metadata Document draft the provider implements: its feature is
+ * experimental, and enabled only with this acknowledged (a newer provider with another draft
+ * refuses to start until this is checked against it).
+ */
+const CLIENT_ID_METADATA_DOCUMENT_DRAFT = 'draft-02';
+
+/** The largest client ID metadata document fetched (the draft: "SHOULD" limit it; 5 KiB). */
+const CLIENT_METADATA_DOCUMENT_BYTES = 5 * 1024;
+
+/**
+ * How long a document that could not be fetched (no answer within the provider's 2.5 s, a
+ * refused connection, a status other than 200) is not asked for again. The provider looks a
+ * client up twice when the first lookup fails (its error handler tries again): without this, a
+ * person would wait twice the time limit, and every failing request would fetch twice.
+ */
+const FAILED_FETCH_MEMORY_MS = 10_000;
 
 /** Lifetimes of what is not an access token, seconds. */
 const TTL = {
@@ -68,6 +96,7 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
   const { database, publicUrl, accessTokenTtlSeconds } = options;
   const { db } = database;
   const { issuer, audience } = builtInIssuer(publicUrl);
+  const mcp = mcpResource(publicUrl);
   const signingKid = keys[0]?.kid;
   if (!signingKid) throw new Error('no signing key in the store');
   const https = publicUrl.startsWith('https:');
@@ -84,12 +113,47 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
     return serviceUser;
   }
 
+  /** `org_id` and `connection_id` of the grant's connection (connections.repository.ts). */
+  async function mcpClaims(token: object) {
+    const grantId = 'grantId' in token ? token.grantId : undefined;
+    if (typeof grantId !== 'string') {
+      throw new errors.InvalidTarget(
+        'the MCP server takes tokens of a connection a person allowed, not client credentials',
+      );
+    }
+    const connection = await findConnectionOfGrant(db, grantId);
+    if (!connection) throw new errors.InvalidGrant('the connection was revoked');
+    return { org_id: connection.orgId, connection_id: connection.id };
+  }
+
+  const failedFetches = createFailureMemory(FAILED_FETCH_MEMORY_MS);
+  const fetchUnguarded: typeof globalThis.fetch = (url, init) => {
+    const { dispatcher: _guard, ...unguarded } = (init ?? {}) as RequestInit & {
+      dispatcher?: unknown;
+    };
+    return globalThis.fetch(url, unguarded);
+  };
+  // The provider's own guard against special-use addresses rides on `init.dispatcher`;
+  // leaving it out lets an operator's own network serve metadata documents.
+  const fetchDocument = options.fetchPrivateAddresses ? fetchUnguarded : globalThis.fetch;
+
   const configuration: Configuration = {
     adapter: createOidcAdapter(database, {
       findClient: async (id) => (await findClientMetadata(db, id)) as ClientMetadata | undefined,
     }),
     clients: builtInClients(publicUrl),
-    extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA] },
+    extraClientMetadata: {
+      properties: [...EXTRA_CLIENT_METADATA],
+      // Called for each of the properties: the client's whole metadata is checked at the first.
+      validator(ctx, key, _value, metadata) {
+        if (key !== EXTRA_CLIENT_METADATA[0]) return;
+        const describesItself =
+          ctx?.oidc?.route === 'registration' || URL.canParse(String(metadata.client_id));
+        if (!describesItself) return;
+        const problem = selfDescribedClientProblem(metadata as Partial<MnemoClientMetadata>);
+        if (problem) throw new errors.InvalidClientMetadata(problem);
+      },
+    },
     // A browser app may call the token and revocation endpoints from the origins of its own
     // redirect URIs, and only a public client (a confidential one has a server to call from).
     clientBasedCORS: (_ctx, origin, client) =>
@@ -109,7 +173,10 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
       email: ['email'],
       profile: ['name'],
     },
-    scopes: ['openid', 'offline_access', 'email', 'profile'],
+    // The platform's scopes are the resource servers' (resourceIndicators below); listed here as
+    // well so that a client may register them (RFC 7591 `scope`: the provider accepts only
+    // these), discovery names them, and a client's registered `scope` bounds what it may ask.
+    scopes: ['openid', 'offline_access', 'email', 'profile', ...PLATFORM_SCOPE_NAMES],
     async findAccount(_ctx, sub) {
       const account = await findActiveAccount(db, sub);
       if (!account) return undefined;
@@ -126,6 +193,23 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
       url: (_ctx, interaction) => `${issuer}/interaction/${interaction.uid}`,
     },
     pkce: { required: () => true },
+    async fetch(url, init) {
+      const at = String(url instanceof Request ? url.url : url);
+      try {
+        const response = await fetchDocument(url, init);
+        if (response.status !== 200) failedFetches.add(at);
+        return response;
+      } catch (error) {
+        failedFetches.add(at);
+        throw error;
+      }
+    },
+    // Nothing fetched is unbounded: a client that describes itself names these URLs.
+    fetchResponseBodyLimits: {
+      'client_id metadata document': CLIENT_METADATA_DOCUMENT_BYTES,
+      jwks_uri: CLIENT_METADATA_DOCUMENT_BYTES * 10,
+      sector_identifier_uri: CLIENT_METADATA_DOCUMENT_BYTES * 10,
+    },
     // Refresh tokens go to the clients allowed the grant, whether or not they asked for
     // offline_access, and are replaced on every use (OAuth 2.1 §4.3.1).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -152,6 +236,23 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
       },
       // Our own route serves userinfo (oauth.routes.ts); enabled so discovery names it.
       userinfo: { enabled: true },
+      // RFC 7591, open: any client may register (as MCP clients do), held to
+      // selfDescribedClientProblem and counted per address (oauth.routes.ts). No registration
+      // access token: a registered client cannot be read back or changed (RFC 7592 is off).
+      registration: {
+        enabled: options.clientRegistration,
+        initialAccessToken: false,
+        issueRegistrationAccessToken: false,
+        idFactory: () => createClientId(),
+        secretFactory: () => createClientSecret(),
+      },
+      // The client's id is the https URL of its metadata, fetched when first seen (https only,
+      // 2.5 s, CLIENT_METADATA_DOCUMENT_BYTES, cached by its Cache-Control).
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: CLIENT_ID_METADATA_DOCUMENT_DRAFT,
+        allowFetch: async (_ctx, clientId) => !failedFetches.has(clientId),
+      },
       deviceFlow: {
         enabled: true,
         charset: 'base-20',
@@ -197,16 +298,22 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
       },
       resourceIndicators: {
         enabled: true,
-        // The platform API is the only resource, and the default one: a client that names
-        // none still gets a JWT for it; without useGrantedResource, flows that ask for `openid`
-        // would get an opaque token instead.
+        // Two resources: the platform API, the default one (a client that names none still
+        // gets a JWT for it; without useGrantedResource, flows that ask for `openid` would get
+        // an opaque token instead), and the MCP server, which takes the memory scopes only.
         defaultResource: () => audience,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== audience) throw new errors.InvalidTarget();
+          const scopes =
+            indicator === audience
+              ? PLATFORM_SCOPE_NAMES
+              : indicator === mcp
+                ? MCP_SCOPE_NAMES
+                : undefined;
+          if (!scopes) throw new errors.InvalidTarget();
           return {
-            scope: PLATFORM_SCOPE_NAMES.join(' '),
-            audience,
+            scope: scopes.join(' '),
+            audience: indicator,
             accessTokenTTL: accessTokenTtlSeconds,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'RS256' } },
@@ -216,6 +323,10 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
     },
     async extraTokenClaims(ctx, token) {
       const accountId = accountOf(token);
+      // An MCP token acts in the organization its connection names (the consent page's choice).
+      if ((token as { resourceServer?: { audience?: string } }).resourceServer?.audience === mcp) {
+        return mcpClaims(token);
+      }
       const subject = await subjectOf(ctx, accountId);
       // A client-credentials client acts only while its service user may.
       if (!accountId && !(await findActiveAccount(db, subject))) {
@@ -257,7 +368,6 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
   const provider = new Provider(issuer, configuration);
   reportStoreFailures(provider, options.log);
   answerUnknownPathsInOAuthShape(provider);
-  listPlatformScopes(provider);
   // The request's scheme and host are pinned to the public URL before the provider sees them
   // (oauth.routes.ts), so it may believe X-Forwarded-Proto: that is what marks cookies Secure
   // behind TLS termination.
@@ -274,27 +384,30 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
   return provider;
 }
 
+/** URLs remembered for `ttlMs` each, at most a thousand: the oldest are forgotten first. */
+function createFailureMemory(ttlMs: number) {
+  const until = new Map<string, number>();
+  return {
+    add(url: string) {
+      until.delete(url);
+      until.set(url, Date.now() + ttlMs);
+      if (until.size > 1000) until.delete(until.keys().next().value as string);
+    },
+    has(url: string) {
+      const expiry = until.get(url);
+      if (expiry === undefined) return false;
+      if (expiry > Date.now()) return true;
+      until.delete(url);
+      return false;
+    },
+  };
+}
+
 /** Adds one inline script to the page's CSP by its hash, as the provider does for form_post. */
 function allowInlineScript(ctx: KoaContextWithOIDC, script: string) {
   const hash = `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
   const csp = ctx.response.get('content-security-policy');
   ctx.set('content-security-policy', csp.replace(/script-src([^;]*)/, `script-src$1 ${hash}`));
-}
-
-/**
- * Discovery's `scopes_supported` (RFC 8414 §2: "SHOULD" list the scopes a client may ask for)
- * names only the provider's own identity scopes: the platform API's are the resource server's
- * (resourceIndicators above), which the provider does not list. Clients read them here.
- */
-function listPlatformScopes(provider: Provider) {
-  provider.use(async (ctx, next) => {
-    await next();
-    if (ctx.oidc?.route !== 'discovery' || ctx.status !== 200) return;
-    const body = ctx.body as { scopes_supported?: string[] };
-    body.scopes_supported = [
-      ...new Set([...(body.scopes_supported ?? []), ...PLATFORM_SCOPE_NAMES]),
-    ];
-  });
 }
 
 /**

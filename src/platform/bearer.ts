@@ -42,23 +42,41 @@ export interface BearerError {
   readonly scope?: string;
 }
 
+/** What a resource tells every client it challenges, whatever the refusal. */
+export interface ChallengeContext {
+  /**
+   * RFC 9728 §5.1: the URL of the resource's protected resource metadata, where a client
+   * learns which authorization server issues its tokens.
+   */
+  readonly resourceMetadata?: string;
+  /** RFC 6750 §3: the scopes to ask for; an `insufficient_scope` refusal names its own. */
+  readonly scope?: string;
+}
+
 /**
  * The `WWW-Authenticate` value of a refusal (RFC 6750 §3): the realm alone when the request
  * sent no credential (§3.1: "the resource server SHOULD NOT include an error code or other
- * error information"), else the error and its description.
+ * error information"), else the error and its description; with a context, also where the
+ * resource's metadata is and the scopes to ask for.
  *
  * @example
  * bearerChallenge(); // 'Bearer realm="mnemo"'
  * bearerChallenge({ error: 'invalid_token', description: 'credential has expired' });
  * // 'Bearer realm="mnemo", error="invalid_token", error_description="credential has expired"'
+ * bearerChallenge(undefined, { resourceMetadata: 'https://m.example/.well-known/oauth-protected-resource/mcp' });
+ * // 'Bearer realm="mnemo", resource_metadata="https://m.example/.well-known/oauth-protected-resource/mcp"'
  */
-export function bearerChallenge(refusal?: BearerError): string {
+export function bearerChallenge(refusal?: BearerError, context: ChallengeContext = {}): string {
   const params = [`realm="${REALM}"`];
+  if (context.resourceMetadata !== undefined) {
+    params.push(`resource_metadata="${quotable(context.resourceMetadata)}"`);
+  }
   if (refusal) {
     params.push(`error="${refusal.error}"`);
     params.push(`error_description="${quotable(refusal.description)}"`);
-    if (refusal.scope !== undefined) params.push(`scope="${quotable(refusal.scope)}"`);
   }
+  const scope = refusal?.scope ?? context.scope;
+  if (scope !== undefined) params.push(`scope="${quotable(scope)}"`);
   return `Bearer ${params.join(', ')}`;
 }
 

@@ -7,6 +7,8 @@ const PARTS: Record<string, { where: string; member: string }> = {
   querystring: { where: 'query', member: 'query parameter' },
   params: { where: 'path', member: 'path parameter' },
   headers: { where: 'headers', member: 'header' },
+  /** A tool's arguments (the MCP server's tools/call). */
+  arguments: { where: 'arguments', member: 'argument' },
 };
 
 /**

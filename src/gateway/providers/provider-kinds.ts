@@ -1,7 +1,15 @@
-import type { Catalog, ProviderKind } from '../catalog.ts';
-import type { Provider, ProviderFactory, Transport } from '../provider.ts';
+import type { Catalog, ProviderConfig, ProviderKind } from '../catalog.ts';
+import type {
+  EmbeddingsFactory,
+  EmbeddingsProvider,
+  Provider,
+  ProviderFactory,
+  Transport,
+} from '../provider.ts';
 import { createAnthropicProvider } from './anthropic/anthropic.provider.ts';
+import { createGeminiEmbeddings } from './gemini/gemini.embeddings.ts';
 import { createGeminiProvider } from './gemini/gemini.provider.ts';
+import { createOpenAiEmbeddings } from './openai/openai.embeddings.ts';
 import { createOpenAiProvider } from './openai/openai.provider.ts';
 
 const FACTORIES: Record<ProviderKind, ProviderFactory> = {
@@ -17,4 +25,19 @@ export function createProviders(catalog: Catalog, transport: Transport): Map<str
     providers.set(name, FACTORIES[config.kind](config, transport));
   }
   return providers;
+}
+
+/** The kinds with an embeddings API: Anthropic has none (the catalog refuses such a model). */
+const EMBEDDINGS: Record<ProviderKind, EmbeddingsFactory | undefined> = {
+  openai: createOpenAiEmbeddings,
+  anthropic: undefined,
+  gemini: createGeminiEmbeddings,
+};
+
+/** The embeddings API of a configured provider, or undefined when its kind has none. */
+export function createEmbeddingsProvider(
+  config: ProviderConfig,
+  transport: Transport,
+): EmbeddingsProvider | undefined {
+  return EMBEDDINGS[config.kind]?.(config, transport);
 }

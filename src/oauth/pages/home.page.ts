@@ -17,6 +17,7 @@ export function homePage(o: { publicUrl: string }): string {
 <ul>
 <li><a href="${publicUrl}/studio/">The studio</a>: your memories, projects, members, usage and API keys.</li>
 <li>From a terminal: <code>npx mnemo login</code> shows a code to enter on <a href="${publicUrl}/oauth/device">the device page</a>.</li>
+<li>For AI applications that speak MCP (Claude, Cursor, VS Code, Codex…): the server is <code>${publicUrl}/mcp</code>; they bring you here to sign in and choose the organization they work in.</li>
 <li>The API: its description is <a href="${publicUrl}/openapi.json"><code>/openapi.json</code></a>.</li>
 <li>For OAuth and OpenID Connect clients: <a href="${publicUrl}/oauth/.well-known/openid-configuration">the discovery document</a>.</li>
 </ul>`,

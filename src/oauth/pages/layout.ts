@@ -32,6 +32,11 @@ form button{width:100%}
 .actions form{flex:1}
 .alert{color:var(--danger);border-left:4px solid var(--danger);padding:.25rem .75rem;margin:1rem 0;font-weight:600}
 .muted{color:var(--muted)}
+fieldset{margin:0 0 1rem;padding:.25rem 1rem 1rem;border:1px solid var(--edge);border-radius:6px}
+legend{font-weight:600;padding:0 .25rem}
+.choice{display:flex;align-items:center;gap:.6rem;margin-top:.6rem}
+.choice input{display:inline-block;flex:none;width:1.25rem;height:1.25rem;margin:0;padding:0;accent-color:var(--accent)}
+.choice label{margin:0;font-weight:400}
 .user-code{font:700 2rem/1.2 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.15em;text-align:center;padding:1rem;border:2px dashed var(--line);border-radius:6px}
 `.trim();
 

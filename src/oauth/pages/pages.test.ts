@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { consentPage } from './consent.page.ts';
+import { consentPage, noOrganizationPage } from './consent.page.ts';
 import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './device.pages.ts';
 import { errorPage } from './error.page.ts';
 import { homePage } from './home.page.ts';
@@ -97,6 +97,30 @@ const pages = {
         scopes: [{ name: v, description: v }],
       }),
   },
+  'connection consent': {
+    fields: 14,
+    title: 'Allow access',
+    render: (v: string) =>
+      consentPage({
+        action: v,
+        abortAction: v,
+        clientName: v,
+        clientSource: { kind: 'metadata-document', host: v },
+        userEmail: v,
+        scopes: [{ name: v, description: v }],
+        organizations: [
+          { id: v, name: v, role: v },
+          { id: v, name: v, role: v },
+        ],
+        chosen: v,
+        error: v,
+      }),
+  },
+  'no organization': {
+    fields: 3,
+    title: 'No organization',
+    render: (v: string) => noOrganizationPage({ abortAction: v, clientName: v, userEmail: v }),
+  },
   'device code': {
     fields: 4,
     title: 'Connect a device',
@@ -128,7 +152,7 @@ const pages = {
     render: (v: string) => errorPage({ error: v, description: v }),
   },
   home: {
-    fields: 5,
+    fields: 6,
     title: 'Sign in',
     render: (v: string) => homePage({ publicUrl: v }),
   },
@@ -281,6 +305,70 @@ describe('consent', () => {
         buttons: [{ type: 'submit', class: 'secondary', label: 'Deny' }],
       },
     ]);
+  });
+});
+
+describe('consent to a connection (the MCP server)', () => {
+  const base = {
+    action: '/oauth/interaction/abc/consent',
+    abortAction: '/oauth/interaction/abc/abort',
+    clientName: 'Claude',
+    userEmail: 'ada@example.com',
+    scopes: [{ name: 'memory:read', description: 'Read your memories' }],
+  };
+  const acme = { id: '11111111-1111-4111-8111-111111111111', name: 'Acme', role: 'owner' };
+  const globex = { id: '22222222-2222-4222-8222-222222222222', name: 'Globex', role: 'member' };
+
+  test('several organizations: a required radio group, labelled, in the form Allow submits', () => {
+    const doc = consentPage({ ...base, organizations: [acme, globex] });
+    expect(doc).toContain('<fieldset><legend>Which organization does it act in?</legend>');
+    for (const [i, org] of [acme, globex].entries()) {
+      expect(doc).toContain(
+        `<input type="radio" id="organization-${i}" name="organization" value="${org.id}" required><label for="organization-${i}">${org.name} <span class="muted">(${org.role})</span></label>`,
+      );
+    }
+    const [allow, deny] = forms(doc);
+    expect(allow).toMatchObject({
+      action: base.action,
+      buttons: [{ type: 'submit', label: 'Allow' }],
+    });
+    expect(Object.keys(allow?.fields ?? {})).toEqual(['organization']);
+    expect(deny).toMatchObject({ action: base.abortAction, fields: {} });
+    expect(errorMarks(doc)).toEqual([]);
+  });
+
+  test('shown again with an error: the alert, the radios pointing at it, the choice kept', () => {
+    const doc = consentPage({
+      ...base,
+      organizations: [acme, globex],
+      chosen: globex.id,
+      error: 'Choose the organization it acts in.',
+    });
+    expect(doc).toContain('role="alert">Choose the organization it acts in.</p>');
+    expect(doc).toContain(`value="${globex.id}" required checked aria-invalid="true"`);
+    expect(doc).toContain(`value="${acme.id}" required aria-invalid="true"`);
+  });
+
+  test('one organization: stated, sent with Allow, no question', () => {
+    const doc = consentPage({ ...base, organizations: [acme] });
+    expect(doc).toContain('<p>It will act in the organization <strong>Acme</strong>.</p>');
+    expect(doc).not.toContain('type="radio"');
+    expect(forms(doc)[0]).toEqual({
+      method: 'post',
+      action: base.action,
+      fields: { organization: acme.id },
+      buttons: [{ type: 'submit', label: 'Allow' }],
+    });
+  });
+
+  test('says where the client’s name comes from when the operator did not register it', () => {
+    expect(
+      consentPage({ ...base, clientSource: { kind: 'metadata-document', host: 'claude.ai' } }),
+    ).toContain('<p>Its details are published by <strong>claude.ai</strong>.</p>');
+    expect(consentPage({ ...base, clientSource: { kind: 'registered' } })).toContain(
+      '<p class="muted">It registered itself: mnemo has not checked its name.</p>',
+    );
+    expect(consentPage(base)).not.toMatch(/published by|registered itself/);
   });
 });
 

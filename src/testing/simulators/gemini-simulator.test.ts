@@ -419,3 +419,124 @@ describe('Gemini simulator', () => {
     expect(sim.requests[0]?.headers['x-goog-api-key']).toBe(apiKey);
   });
 });
+
+describe('Gemini simulator: embeddings', () => {
+  const dot = (a: readonly number[], b: readonly number[]) =>
+    a.reduce((sum, value, i) => sum + value * (b[i] as number), 0);
+
+  it('answers the SDK’s embedContent (batchEmbedContents) in order; near texts nearer', async () => {
+    const response = await ai.models.embedContent({
+      model: 'gemini-embedding-001',
+      contents: ['Works as a programmer', 'is learning programming', 'Likes green tea'],
+      config: { taskType: 'RETRIEVAL_DOCUMENT' },
+    });
+    expect(sim.requests[0]).toMatchObject({
+      path: '/v1beta/models/gemini-embedding-001:batchEmbedContents',
+      rpc: 'batchEmbedContents',
+      body: {
+        requests: [
+          {
+            model: 'models/gemini-embedding-001',
+            content: { parts: [{ text: 'Works as a programmer' }] },
+            taskType: 'RETRIEVAL_DOCUMENT',
+          },
+          expect.anything(),
+          expect.anything(),
+        ],
+      },
+    });
+    const [programmer, programming, tea] = (response.embeddings ?? []).map(
+      (embedding) => embedding.values ?? [],
+    );
+    expect(programmer).toHaveLength(3072);
+    expect(dot(programmer ?? [], programmer ?? [])).toBeCloseTo(1, 5);
+    expect(dot(programmer ?? [], programming ?? [])).toBeGreaterThan(
+      dot(programmer ?? [], tea ?? []) + 0.15,
+    );
+  });
+
+  it('fewer dimensions are not of unit length, as Google documents', async () => {
+    const response = await ai.models.embedContent({
+      model: 'gemini-embedding-001',
+      contents: 'Likes green tea',
+      config: { outputDimensionality: 768 },
+    });
+    const values = response.embeddings?.[0]?.values ?? [];
+    expect(values).toHaveLength(768);
+    expect(Math.sqrt(dot(values, values))).toBeCloseTo(0.5, 5);
+  });
+
+  it('embedContent of one content, over the REST path', async () => {
+    const res = await fetch(`${sim.baseUrl}/v1beta/models/gemini-embedding-001:embedContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { parts: [{ text: 'Likes green tea' }] } }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { embedding: { values: number[] } };
+    expect(body.embedding.values).toHaveLength(3072);
+  });
+
+  it.each([
+    [
+      'a model that does not embed',
+      { model: 'gemini-2.5-flash', contents: 'x' },
+      404,
+      /is not found for API version v1beta, or is not supported for batchEmbedContents/,
+    ],
+    [
+      'a task type it does not know',
+      { model: 'gemini-embedding-001', contents: 'x', config: { taskType: 'SUMMARY' } },
+      400,
+      /Invalid value at 'requests\[0\]\.task_type'/,
+    ],
+    [
+      'more dimensions than the model has',
+      { model: 'gemini-embedding-001', contents: 'x', config: { outputDimensionality: 4096 } },
+      400,
+      /output_dimensionality/,
+    ],
+    [
+      'more than 100 requests',
+      { model: 'gemini-embedding-001', contents: Array.from({ length: 101 }, () => 'x') },
+      400,
+      /at most 100 requests/,
+    ],
+  ])('refuses %s', async (_name, params, status, message) => {
+    const error = await ai.models
+      .embedContent(params as Parameters<typeof ai.models.embedContent>[0])
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(status);
+    expect(error.message).toMatch(message);
+  });
+
+  it('a request naming another model than the URL’s is refused', async () => {
+    const res = await fetch(
+      `${sim.baseUrl}/v1beta/models/gemini-embedding-001:batchEmbedContents`,
+      {
+        method: 'POST',
+        headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          requests: [{ model: 'models/text-embedding-004', content: { parts: [{ text: 'x' }] } }],
+        }),
+      },
+    );
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { status: string } }).error.status).toBe(
+      'INVALID_ARGUMENT',
+    );
+  });
+
+  it('an outage fails every request until it ends', async () => {
+    sim.outage({ kind: 'error', status: 503 });
+    const error = await ai.models
+      .embedContent({ model: 'gemini-embedding-001', contents: 'x' })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(503);
+    sim.outage();
+    const response = await ai.models.embedContent({ model: 'gemini-embedding-001', contents: 'x' });
+    expect(response.embeddings).toHaveLength(1);
+  });
+});

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { answerEmbedding } from './gemini-embeddings-simulator.ts';
 import {
   openEventStream,
   pacedWriter,
@@ -34,6 +35,10 @@ import { estimateTokens, splitWords } from './scripted-text.ts';
  * without its signature. It checks `thinkingConfig` against each model's documented range:
  * Gemini 2.5 budgets, Gemini 3 levels, never both.
  *
+ * It embeds too (`:embedContent`, `:batchEmbedContents`, gemini-embeddings-simulator.ts), with
+ * vectors that carry a real signal; scripts are not theirs. An outage fails every request until
+ * it ends.
+ *
  * @example
  * const sim = await startGeminiSimulator({ apiKey: 'gemini-test' });
  * sim.script({ kind: 'error', status: 429 });
@@ -52,9 +57,17 @@ export interface GeminiSimulator {
   readonly requests: RecordedRequest[];
   /** Queues the answer to a later request (first in, first out). */
   script(next: Scripted): void;
+  /**
+   * Fails every request, of any method and before its key is checked, the way given, until
+   * called without one. Scripted answers wait for the outage to end.
+   */
+  outage(failure?: Outage): void;
   /** Stops listening and destroys live connections, hung ones included. */
   close(): Promise<void>;
 }
+
+/** How a provider down fails: an error status, an answer that never comes, a dropped socket. */
+export type Outage = Extract<Scripted, { kind: 'error' | 'hang' | 'drop' }>;
 
 export interface GeminiSimulatorOptions {
   /** The key the requests must carry. Default `gemini-simulator-key`. */
@@ -70,6 +83,8 @@ export interface RecordedRequest {
   /** The query string with its `?`, or empty. */
   readonly search: string;
   readonly model: string;
+  /** The model's method called: `generateContent`, `streamGenerateContent`, `embedContent`… */
+  readonly rpc: string;
   readonly stream: boolean;
   readonly headers: IncomingHttpHeaders;
   /** The parsed JSON body. */
@@ -153,7 +168,8 @@ interface Answer {
 
 type Reply = Extract<Scripted, { kind: 'text' | 'tool_calls' }>;
 
-const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const ROUTE =
+  /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/;
 
 export async function startGeminiSimulator(
   options: GeminiSimulatorOptions = {},
@@ -163,6 +179,7 @@ export async function startGeminiSimulator(
   const requests: RecordedRequest[] = [];
   const queue: Scripted[] = [];
   const write = pacedWriter(chunkDelayMs);
+  let down: Outage | undefined;
   /** Every signature sent, the only ones taken back. */
   const issued = new Set<string>();
   const sign = (scripted?: string) => {
@@ -174,6 +191,7 @@ export async function startGeminiSimulator(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const raw = await readBody(req);
+    if (down) return fail(res, down);
     const route = ROUTE.exec(url.pathname);
     if (req.method !== 'POST' || !route) {
       return sendError(res, {
@@ -194,16 +212,22 @@ export async function startGeminiSimulator(
       });
     }
     const model = decodeURIComponent(route[1] ?? '');
-    const stream = route[2] === 'streamGenerateContent';
+    const rpc = route[2] ?? '';
+    const stream = rpc === 'streamGenerateContent';
     requests.push({
       method: req.method,
       path: url.pathname,
       search: url.search,
       model,
+      rpc,
       stream,
       headers: req.headers,
       body,
     });
+    if (rpc === 'embedContent' || rpc === 'batchEmbedContents') {
+      const answer = answerEmbedding(rpc, model, body);
+      return answer.ok ? sendJson(res, 200, answer.body) : sendError(res, answer.error);
+    }
     if (!Array.isArray(body.contents) || body.contents.length === 0) {
       return sendError(res, {
         code: 400,
@@ -226,17 +250,9 @@ export async function startGeminiSimulator(
 
     switch (script.kind) {
       case 'hang':
-        return;
       case 'drop':
-        res.socket?.destroy();
-        return;
       case 'error':
-        return sendJson(
-          res,
-          script.status,
-          script.body ?? { error: defaultError(script.status) },
-          script.headers,
-        );
+        return fail(res, script);
       case 'blocked': {
         const event = blockedResponse(answer, script.blockReason ?? 'SAFETY');
         return stream ? sendEvents(res, [event], sse) : sendJson(res, 200, event);
@@ -284,8 +300,29 @@ export async function startGeminiSimulator(
     script(next) {
       queue.push(next);
     },
+    outage(failure) {
+      down = failure;
+    },
     close: server.close,
   };
+}
+
+/** A failure as scripted: an error answer, no answer at all, or the socket destroyed. */
+function fail(res: ServerResponse, failure: Outage) {
+  switch (failure.kind) {
+    case 'hang':
+      return;
+    case 'drop':
+      res.socket?.destroy();
+      return;
+    case 'error':
+      return sendJson(
+        res,
+        failure.status,
+        failure.body ?? { error: defaultError(failure.status) },
+        failure.headers,
+      );
+  }
 }
 
 /** What the last event (or the whole answer) adds: the finish reason and the full usage. */

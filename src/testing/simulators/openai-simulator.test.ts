@@ -414,3 +414,128 @@ describe('OpenAI simulator, Responses API', () => {
     expect(received).toBe('Half an answer');
   });
 });
+
+describe('OpenAI simulator: embeddings', () => {
+  const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+    let sum = 0;
+    for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+    return sum;
+  };
+  const norm = (a: ArrayLike<number>) => Math.sqrt(dot(a, a));
+
+  it('answers the SDK (base64, decoded by it) with unit vectors in input order; near texts nearer', async () => {
+    const texts = ['Works as a programmer', 'is learning programming', 'Likes green tea'];
+    const response = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: texts,
+    });
+    expect(sim.requests[0]?.body).toMatchObject({ encoding_format: 'base64', input: texts });
+    expect(response.object).toBe('list');
+    expect(response.model).toBe('text-embedding-3-small');
+    expect(response.data.map((item) => [item.object, item.index])).toEqual([
+      ['embedding', 0],
+      ['embedding', 1],
+      ['embedding', 2],
+    ]);
+    const [programmer, programming, tea] = response.data.map((item) => item.embedding);
+    for (const vector of [programmer, programming, tea]) {
+      expect(vector).toHaveLength(1536);
+      expect(norm(vector as ArrayLike<number>)).toBeCloseTo(1, 5);
+    }
+    const near = dot(programmer as number[], programming as number[]);
+    expect(near).toBeGreaterThan(0.15);
+    expect(near).toBeGreaterThan(dot(programmer as number[], tea as number[]) + 0.15);
+    // ceil(21/4) + ceil(23/4) + ceil(15/4)
+    expect(response.usage).toEqual({ prompt_tokens: 16, total_tokens: 16 });
+  });
+
+  it('the same text the same vector, as floats when asked; `dimensions` shortens, still unit length', async () => {
+    const floats = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: 'Likes green tea',
+      encoding_format: 'float',
+    });
+    const again = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: 'Likes green tea',
+    });
+    expect(Array.isArray(floats.data[0]?.embedding)).toBe(true);
+    expect(Array.from(again.data[0]?.embedding ?? [])).toEqual(floats.data[0]?.embedding);
+    const short = await client.embeddings.create({
+      model: 'text-embedding-3-large',
+      input: ['Likes green tea'],
+      dimensions: 256,
+    });
+    expect(short.data[0]?.embedding).toHaveLength(256);
+    expect(norm(short.data[0]?.embedding ?? [])).toBeCloseTo(1, 5);
+    const tokens = await client.embeddings.create({
+      model: 'text-embedding-ada-002',
+      input: [[1, 2, 3], [4]],
+    });
+    expect(tokens.data).toHaveLength(2);
+    expect(tokens.usage.prompt_tokens).toBe(4);
+  });
+
+  it.each([
+    [
+      'an empty string',
+      { model: 'text-embedding-3-small', input: '' },
+      400,
+      /'\$\.input' is invalid/,
+    ],
+    ['no input', { model: 'text-embedding-3-small' }, 400, /'input' is a required property/],
+    ['no model', { input: 'x' }, 400, /you must provide a model parameter/],
+    [
+      'more than 2048 inputs',
+      { model: 'text-embedding-3-small', input: Array.from({ length: 2049 }, () => 'x') },
+      400,
+      /'\$\.input' is invalid/,
+    ],
+    [
+      'dimensions of a model that has none to choose',
+      { model: 'text-embedding-ada-002', input: 'x', dimensions: 256 },
+      400,
+      /does not support specifying dimensions/,
+    ],
+    [
+      'more dimensions than the model has',
+      { model: 'text-embedding-3-small', input: 'x', dimensions: 2000 },
+      400,
+      /between 1 and 1536/,
+    ],
+    [
+      'an encoding it does not know',
+      { model: 'text-embedding-3-small', input: 'x', encoding_format: 'hex' },
+      400,
+      /encoding_format/,
+    ],
+    ['a model that is none of its', { model: 'gpt-4o', input: 'x' }, 404, /does not exist/],
+  ])('refuses %s', async (_name, body, status, message) => {
+    const error = await client.embeddings
+      .create(body as unknown as OpenAI.EmbeddingCreateParams)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(status);
+    expect(error.message).toMatch(message);
+  });
+
+  it('an outage fails every request, embeddings and chat alike, until it ends', async () => {
+    sim.outage({ kind: 'error', status: 503 });
+    const embedding = await client.embeddings
+      .create({ model: 'text-embedding-3-small', input: 'x' })
+      .catch((e) => e);
+    expect(embedding).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(embedding.status).toBe(503);
+    sim.script({ kind: 'text', text: 'After the outage' });
+    const chat = await client.chat.completions
+      .create({ model: 'gpt-4o', messages })
+      .catch((e) => e);
+    expect(chat.status).toBe(503);
+    sim.outage();
+    const completion = await client.chat.completions.create({ model: 'gpt-4o', messages });
+    expect(completion.choices[0]?.message.content).toBe('After the outage');
+    expect(
+      (await client.embeddings.create({ model: 'text-embedding-3-small', input: 'x' })).data,
+    ).toHaveLength(1);
+  });
+});

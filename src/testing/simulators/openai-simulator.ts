@@ -8,6 +8,7 @@ import {
   sendJson as sendJsonBody,
   startLoopbackServer,
 } from './loopback-server.ts';
+import { answerEmbeddings } from './openai-embeddings-simulator.ts';
 import {
   answerResponses,
   lastInputText,
@@ -20,7 +21,9 @@ import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
  * the wire format of the public API reference: `chat.completion` objects, and for `stream: true`
  * server-sent `chat.completion.chunk` events ending with `data: [DONE]`. It serves the Responses
  * API too (`POST /v1/responses`, openai-responses-simulator.ts). Tests script what it answers
- * next, whichever of the two is asked; without a script it echoes the last user message.
+ * next, whichever of the two is asked; without a script it echoes the last user message. It
+ * serves embeddings (`POST /v1/embeddings`, openai-embeddings-simulator.ts) with vectors that
+ * carry a real signal; scripts are not theirs. An outage fails every request until it ends.
  *
  * Token counts are an estimate, not a tokenizer: `ceil(characters / 4)`, where the prompt's
  * characters are all the text of all messages (string contents and `text` parts) and the
@@ -41,9 +44,17 @@ export interface OpenAiSimulator {
   connections(): number;
   /** Queues the answer to a later request (first in, first out). */
   script(next: Scripted): void;
+  /**
+   * Fails every request, of any endpoint and before its key is checked, the way given, until
+   * called without one. Scripted answers wait for the outage to end.
+   */
+  outage(failure?: Outage): void;
   /** Stops listening and destroys live connections, hung ones included. */
   close(): Promise<void>;
 }
+
+/** How a provider down fails: an error status, an answer that never comes, a dropped socket. */
+export type Outage = Extract<Scripted, { kind: 'error' | 'hang' | 'drop' }>;
 
 export interface OpenAiSimulatorOptions {
   /** The key `Authorization: Bearer …` must carry. Default `sk-simulator`. */
@@ -150,11 +161,14 @@ export async function startOpenAiSimulator(
   const requests: RecordedRequest[] = [];
   const queue: Scripted[] = [];
   const write = pacedWriter(chunkDelayMs);
+  let down: Outage | undefined;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const raw = await readBody(req);
-    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/responses')) {
+    if (down) return fail(res, down);
+    const routes = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings'];
+    if (req.method !== 'POST' || !routes.includes(path)) {
       return sendError(res, 404, {
         message: `Invalid URL (${req.method} ${path})`,
         type: 'invalid_request_error',
@@ -180,6 +194,7 @@ export async function startOpenAiSimulator(
       });
     }
     requests.push({ method: req.method, path, headers: req.headers, body });
+    if (path === '/v1/embeddings') return answerEmbeddings(res, body, { sendJson });
     const responses = path === '/v1/responses';
     const answer = queue.shift() ?? {
       kind: 'text',
@@ -187,17 +202,9 @@ export async function startOpenAiSimulator(
     };
     switch (answer.kind) {
       case 'hang':
-        return;
       case 'drop':
-        res.socket?.destroy();
-        return;
       case 'error':
-        return sendJson(
-          res,
-          answer.status,
-          answer.body ?? { error: defaultError(answer.status) },
-          answer.headers,
-        );
+        return fail(res, answer);
     }
     if (responses) return answerResponses(res, body, answer, wire);
 
@@ -363,8 +370,29 @@ export async function startOpenAiSimulator(
     script(next) {
       queue.push(next);
     },
+    outage(failure) {
+      down = failure;
+    },
     close: server.close,
   };
+}
+
+/** A failure as scripted: an error answer, no answer at all, or the socket destroyed. */
+function fail(res: ServerResponse, failure: Outage) {
+  switch (failure.kind) {
+    case 'hang':
+      return;
+    case 'drop':
+      res.socket?.destroy();
+      return;
+    case 'error':
+      return sendJson(
+        res,
+        failure.status,
+        failure.body ?? { error: defaultError(failure.status) },
+        failure.headers,
+      );
+  }
 }
 
 type Reply = Extract<Scripted, { kind: 'text' | 'tool_calls' }>;

@@ -407,14 +407,11 @@ export interface paths {
                                  * @example 2026-11-22T09:30:00.000Z
                                  */
                                 updatedAt: string;
-                                /** @description How well the memory matches; higher is better */
+                                /** @description How well the memory matches; higher is better. Lexical: the engine's text rank; hybrid: the reciprocal rank fusion of both rankings, the sum of 1/(60 + rank) */
                                 score: number;
                             }[];
-                            /**
-                             * @description How the memories were found: by their words
-                             * @enum {string}
-                             */
-                            mode: "lexical";
+                            /** @description How the memories were found: lexical, by their words; hybrid, by their words and their meaning (an embedding model is configured and answered in time) */
+                            mode: "lexical" | "hybrid";
                         };
                     };
                 };
@@ -3009,6 +3006,217 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP clients you connected, and the organization each acts in */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first; a connection whose grant expired is not listed */
+                            connections: components["schemas"]["Connection"][];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a connection: /mcp refuses its tokens from the next request, and it can no longer refresh them */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Connection id (UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked: its tokens are refused by /mcp from the next request, and its refresh tokens are spent */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3192,6 +3400,35 @@ export interface components {
             expiresAt: string | null;
             /** @description When the key was revoked; null when it was not */
             revokedAt: string | null;
+        };
+        Connection: {
+            /**
+             * Format: uuid
+             * @description The connection
+             */
+            id: string;
+            /**
+             * @description The client: the URL of its metadata document, or the id it was registered under
+             * @example https://notes.example.com/oauth/client-metadata.json
+             */
+            clientId: string;
+            /** @description Its name, as the consent page showed it */
+            clientName: string;
+            /** @description The organization its tools act in */
+            organization: {
+                /**
+                 * Format: uuid
+                 * @description Organization id
+                 */
+                id: string;
+                name: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the person allowed it (UTC, milliseconds)
+             * @example 2026-11-24T09:30:00.000Z
+             */
+            createdAt: string;
         };
     };
     responses: never;

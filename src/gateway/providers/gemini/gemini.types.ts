@@ -194,3 +194,17 @@ export interface GeminiErrorBody {
     readonly details?: readonly GeminiErrorDetail[];
   };
 }
+
+/** models.batchEmbedContents: one EmbedContentRequest per text, each naming the model. */
+export interface GeminiBatchEmbedRequest {
+  readonly requests: readonly {
+    /** `models/{model}`: the same as the URL's. */
+    readonly model: string;
+    /** Only the text parts are embedded. */
+    readonly content: { readonly parts: readonly { readonly text: string }[] };
+    /** RETRIEVAL_DOCUMENT, RETRIEVAL_QUERY, SEMANTIC_SIMILARITY, … */
+    readonly taskType?: string;
+    /** Fewer dimensions than the model's (the first ones); not of unit length then. */
+    readonly outputDimensionality?: number;
+  }[];
+}
