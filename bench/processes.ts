@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, type ServerProcess, startServerProcess } from '../src/testing/server-process.ts';
 import type { MnemoServer } from './api-client.ts';
 import { processCpuSeconds } from './cpu.ts';
-import { type BenchSeed, SEEDED_PREFIX, SERVING_PREFIX } from './server.ts';
+import { type BenchSeed, SEEDED_PREFIX, SERVING_PREFIX, type SeedOptions } from './server.ts';
 import { SERVED_PREFIX } from './serving.ts';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./server.ts', import.meta.url));
@@ -168,6 +168,7 @@ async function startGroup(
  */
 function seedStore(
   stores: Readonly<Record<string, number>>,
+  seedOptions: SeedOptions | undefined,
   env: Record<string, string>,
   label: string,
 ): Promise<BenchSeed> {
@@ -176,7 +177,9 @@ function seedStore(
     const value = process.env[key];
     if (value !== undefined) baseEnv[key] = value;
   }
-  const child = spawn(process.execPath, [SERVER_SCRIPT, 'seed', JSON.stringify(stores)], {
+  const args = [SERVER_SCRIPT, 'seed', JSON.stringify(stores)];
+  if (seedOptions) args.push(JSON.stringify(seedOptions));
+  const child = spawn(process.execPath, args, {
     env: { ...baseEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -211,18 +214,20 @@ function seedStore(
 }
 
 /**
- * Seeds `stores` on the store at `databaseUrl` once, then starts `options.processes`
- * `bench/server.ts serve` processes on it, all on one port, and waits until each serves.
+ * Seeds `stores` on the store at `databaseUrl` once (as `seedOptions` say), then starts
+ * `options.processes` `bench/server.ts serve` processes on it, all on one port, and waits until
+ * each serves.
  */
 export async function startMnemoServer(
   stores: Readonly<Record<string, number>>,
   databaseUrl: string,
   options: ProcessOptions,
+  seedOptions?: SeedOptions,
 ): Promise<{ server: MnemoServer; group: BenchGroup }> {
   // The credentials name the service's URL, port included: seeded for the port served on.
   const port = await freePort(HOST);
   const env = benchEnv({ MNEMO_DATABASE_URL: databaseUrl, PORT: String(port) });
-  const seed = await seedStore(stores, env, options.label);
+  const seed = await seedStore(stores, seedOptions, env, options.label);
   const args = ['serve', ...(options.processes > 1 ? ['--reuse-port'] : [])];
   const group = await startGroup(
     port,

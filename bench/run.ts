@@ -3,17 +3,22 @@
  * (each scenario on all setups back to back) and prints a table of req/s, p50, p99, the ratio to
  * the setup's floor and the ratios between setups, all measured in the same run, then where the
  * CPU went. Then the chat gateway (bench/gateway/): mnemo's /v1/chat/completions against the
- * upstream simulator it fronts and against Portkey's gateway, in the same run.
+ * upstream simulator it fronts and against Portkey's gateway, in the same run. Search
+ * (bench/search/) only when asked for: its quality on a labelled set, its latency at 100,000
+ * memories and what its index costs an add, on SQLite and PostgreSQL.
  *
  *   npm run bench -- [--seconds 10] [--warmup 3] [--connections 100] [--only get-one,post]
  *                    [--setups sqlite,postgres-2] [--json] [--strict]
  *   npm run bench -- --only gateway                         # the chat gateway alone
  *   npm run bench -- --only studio                          # the studio: first load, 5,000 memories
+ *   npm run bench -- --only search                          # search: quality, latency, add cost
  *   BENCH_CPU_PROF=<dir> npm run bench -- --only get-one    # a V8 CPU profile per process
  *
- * `--only` takes scenario names and `gateway`; `--connections` and `--setups` are the memory
- * scenarios' (the gateway runs at 1 and 16 connections, on SQLite). `--setups` takes setup ids
- * (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres).
+ * `--only` takes scenario names, `gateway`, `studio` and `search`; `--connections` and `--setups`
+ * are the memory scenarios' (the gateway runs at 1 and 16 connections, on SQLite). `--setups`
+ * takes setup ids (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres); search runs
+ * on one process of each engine named, searches with one connection and adds with
+ * `--connections`, 5 s measured after 1 s of warm-up unless `--seconds` or `--warmup` say.
  * PostgreSQL setups create their databases on MNEMO_BENCH_POSTGRES_URL
  * (default postgres://postgres@127.0.0.1:5432/postgres); when it cannot be reached the bench
  * stops before any load, unless only SQLite was chosen.
@@ -40,6 +45,7 @@ import {
   toJson,
 } from './report.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
+import { benchSearch, type SearchOutcome } from './search/run-search.ts';
 import { type LoadOptions, runSetups } from './session.ts';
 import { dropLeftoverStores, SETUPS, type Setup } from './setups.ts';
 import { benchStudio, type StudioOutcome } from './studio/run-studio.ts';
@@ -53,7 +59,12 @@ class UsageError extends Error {
 const GATEWAY = 'gateway';
 /** The name `--only` takes for the studio's part. */
 const STUDIO = 'studio';
-const PARTS = [GATEWAY, STUDIO];
+/** The name `--only` takes for search's part; it runs only when named. */
+const SEARCH = 'search';
+const PARTS = [GATEWAY, STUDIO, SEARCH];
+/** The search part's runs, shorter than the memory scenarios' (it has 28 of them). */
+const SEARCH_SECONDS = '5';
+const SEARCH_WARMUP = '1';
 
 interface Options {
   readonly load: LoadOptions;
@@ -62,6 +73,8 @@ interface Options {
   readonly setups: readonly Setup[];
   readonly gateway: boolean;
   readonly studio: boolean;
+  /** The search part: its load and its setups (one process per engine); none when not asked. */
+  readonly search: { readonly load: LoadOptions; readonly setups: readonly Setup[] } | undefined;
   readonly json: boolean;
   readonly strict: boolean;
 }
@@ -141,8 +154,9 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
     strict: true,
     allowPositionals: false,
     options: {
-      seconds: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '3' },
+      // Defaults below: the search part has its own.
+      seconds: { type: 'string' },
+      warmup: { type: 'string' },
       // 100, as Fastify's own benchmarks use: a group commit is built for many writers at once.
       // With 10 closed-loop clients and a 2 ms fsync, adds could not pass 10 / 2 ms = 5,000/s
       // whatever the server did (Little's law).
@@ -162,16 +176,31 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
   const studio = only === undefined || only.includes(STUDIO);
   const memory = only?.filter((name) => !PARTS.includes(name));
   const scenarios = memory?.length === 0 ? [] : selectScenarios(memory && new Set(memory), log);
+  const connections = count('connections', values.connections, 1);
+  const searchSetups = selectSetups(values.setups, [], () => {});
   return {
     load: {
-      seconds: count('seconds', values.seconds, 1),
-      warmup: count('warmup', values.warmup, 0),
-      connections: count('connections', values.connections, 1),
+      seconds: count('seconds', values.seconds ?? '10', 1),
+      warmup: count('warmup', values.warmup ?? '3', 0),
+      connections,
     },
     scenarios,
     setups: scenarios.length === 0 ? [] : selectSetups(values.setups, scenarios, log),
     gateway,
     studio,
+    search: only?.includes(SEARCH)
+      ? {
+          load: {
+            seconds: count('seconds', values.seconds ?? SEARCH_SECONDS, 1),
+            warmup: count('warmup', values.warmup ?? SEARCH_WARMUP, 0),
+            connections,
+          },
+          // One process of each engine chosen: search is measured per engine.
+          setups: SETUPS.filter(
+            (s) => s.processes === 1 && searchSetups.some((chosen) => chosen.engine === s.engine),
+          ),
+        }
+      : undefined,
     json: values.json,
     strict: values.strict,
   };
@@ -236,7 +265,7 @@ async function main(): Promise<number> {
   // Every engine is checked before any load: a run that stops after minutes helps no one.
   const engines: string[] = [];
   try {
-    for (const setup of options.setups) {
+    for (const setup of [...options.setups, ...(options.search?.setups ?? [])]) {
       const line = await setup.probe();
       if (line !== undefined && !engines.includes(line)) engines.push(line);
     }
@@ -264,11 +293,17 @@ async function main(): Promise<number> {
   let memory: MemoryOutcome | undefined;
   let gateway: GatewayOutcome | undefined;
   let studio: StudioOutcome | undefined;
+  let search: SearchOutcome | undefined;
   try {
     if (options.scenarios.length > 0) {
       memory = await benchMemory(options, machine, engines, dir, profileDir, out, log);
     } else {
       out(formatMachineHeader(machine));
+    }
+    if (options.search) {
+      out('');
+      search = await benchSearch({ ...options.search, dir, profileDir, log }, out);
+      out(`load average after the run: ${loadAverage().join(' ')}`);
     }
     if (options.gateway) {
       out('');
@@ -288,13 +323,14 @@ async function main(): Promise<number> {
       ...(memory?.json ?? { machine }),
       ...(gateway && { gateway: gateway.json }),
       ...(studio && { studio: studio.json }),
+      ...(search && { search: search.json }),
     };
     out(JSON.stringify(json, null, 2));
   }
   if (profileDir) log(`CPU profiles: ${profileDir}`);
 
-  const broken = Boolean(memory?.broken || gateway?.broken || studio?.broken);
-  const missed = Boolean(memory?.missed || gateway?.missed || studio?.missed);
+  const broken = Boolean(memory?.broken || gateway?.broken || studio?.broken || search?.broken);
+  const missed = Boolean(memory?.missed || gateway?.missed || studio?.missed || search?.missed);
   if (missed && !options.strict) log('missed targets change the exit code only with --strict');
   return broken || (missed && options.strict) ? 1 : 0;
 }

@@ -2,19 +2,30 @@ import type { Request } from 'autocannon';
 import { expectCall, listMemories, type MnemoServer, storeHeaders, storeOf } from './api-client.ts';
 import type { Measurement } from './load.ts';
 import { memoryText } from './memory-text.ts';
+import type { SeedOptions } from './server.ts';
 
 /**
  * The bench servers, each its own process and store, started when a scenario first needs one:
  * the API scenarios share `app`; each pull gets a store holding nothing but its own memories,
  * so the 100k-vs-1k comparison also compares database sizes (a query that scanned the whole
- * table would show).
+ * table would show). The search part (search/run-search.ts) searches a store of 100,000 varied
+ * memories, and adds to two empty stores, one of them without its search index.
  */
 export const SERVER_STORES = {
   app: { list: 100, edit: 100, post: 0 },
   'pull-1k': { pull: 1_000 },
   'pull-100k': { pull: 100_000 },
+  'search-100k': { search: 100_000 },
+  'add-indexed': { post: 0 },
+  'add-unindexed': { post: 0 },
 } as const satisfies Record<string, Record<string, number>>;
 export type ServerKind = keyof typeof SERVER_STORES;
+
+/** How a server's store is seeded, where not as by default. */
+export const SERVER_SEEDS: Partial<Record<ServerKind, SeedOptions>> = {
+  'search-100k': { texts: 'search-corpus' },
+  'add-unindexed': { searchIndex: false },
+};
 
 /** What a scenario may start. */
 export interface Servers {
@@ -46,9 +57,9 @@ export interface Scenario {
 const BASE = '/api/v1/memory';
 const PULL_CHANGES = 10;
 
-/** The memory the GET-one and floor scenarios read. */
-function getOneTarget(server: MnemoServer) {
-  const store = storeOf(server, 'list');
+/** The memory the GET-one and floor scenarios read: the first of the store `name`. */
+function getOneTarget(server: MnemoServer, name = 'list') {
+  const store = storeOf(server, name);
   const id = store.ids[0];
   if (!id) throw new Error('the list store has no memories');
   return { store, path: `${BASE}/${id}`, id };
@@ -81,25 +92,36 @@ const floor: Scenario = {
   },
 };
 
-const getOne: Scenario = {
-  name: 'get-one',
-  title: 'GET one memory',
-  servers: ['app'],
-  floorTarget: 0.5,
-  async prepare(servers) {
-    const app = await servers.mnemo('app');
-    const { store, path, id } = getOneTarget(app);
-    const body = (await expectCall(200, app, store, 'GET', path)).json() as {
-      memory: { id: string };
-    };
-    if (body.memory.id !== id) fail('get-one', `asked for ${id}, got ${body.memory.id}`);
-    return {
-      origin: app.origin,
-      requests: [{ method: 'GET', path, headers: storeHeaders(app, store) }],
-      expectStatus: 200,
-    };
-  },
-};
+/** GET one memory of the store `store` of the `kind` server. */
+export function getOneOf(
+  scenario: Pick<Scenario, 'name' | 'title' | 'floorTarget'>,
+  kind: ServerKind,
+  storeName: string,
+): Scenario {
+  return {
+    ...scenario,
+    servers: [kind],
+    async prepare(servers) {
+      const server = await servers.mnemo(kind);
+      const { store, path, id } = getOneTarget(server, storeName);
+      const body = (await expectCall(200, server, store, 'GET', path)).json() as {
+        memory: { id: string };
+      };
+      if (body.memory.id !== id) fail(scenario.name, `asked for ${id}, got ${body.memory.id}`);
+      return {
+        origin: server.origin,
+        requests: [{ method: 'GET', path, headers: storeHeaders(server, store) }],
+        expectStatus: 200,
+      };
+    },
+  };
+}
+
+const getOne = getOneOf(
+  { name: 'get-one', title: 'GET one memory', floorTarget: 0.5 },
+  'app',
+  'list',
+);
 
 const list100: Scenario = {
   name: 'list-100',
@@ -121,48 +143,57 @@ const list100: Scenario = {
   },
 };
 
-const post: Scenario = {
-  name: 'post',
-  title: 'POST add (new memory)',
-  servers: ['app'],
-  floorTarget: 0.25,
-  async prepare(servers) {
-    const app = await servers.mnemo('app');
-    const store = storeOf(app, 'post');
-    const before = (await listMemories(app, store)).memories.length;
-    let sent = 0;
-    return {
-      origin: app.origin,
-      requests: [
-        {
-          method: 'POST',
-          path: BASE,
-          headers: { ...storeHeaders(app, store), 'content-type': 'application/json' },
-          // Distinct content per request: every add is an insert (201), never a fold (200).
-          setupRequest: (request) => ({
-            ...request,
-            body: JSON.stringify({
-              content: memoryText('post', sent++),
-              category: 'preference',
-            }),
+/** POST new memories (every one a 201) to the store `post` of the `kind` server. */
+export function postTo(
+  scenario: Pick<Scenario, 'name' | 'title' | 'floorTarget'>,
+  kind: ServerKind,
+): Scenario {
+  return {
+    ...scenario,
+    servers: [kind],
+    prepare: (servers) => preparePost(scenario.name, servers, kind),
+  };
+}
+
+async function preparePost(name: string, servers: Servers, kind: ServerKind): Promise<Plan> {
+  const app = await servers.mnemo(kind);
+  const store = storeOf(app, 'post');
+  const before = (await listMemories(app, store)).memories.length;
+  let sent = 0;
+  return {
+    origin: app.origin,
+    requests: [
+      {
+        method: 'POST',
+        path: BASE,
+        headers: { ...storeHeaders(app, store), 'content-type': 'application/json' },
+        // Distinct content per request, named after the scenario (several may add to one store):
+        // every add is an insert (201), never a fold (200).
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({
+            content: memoryText(name, sent++),
+            category: 'preference',
           }),
-        },
-      ],
-      expectStatus: 201,
-      async check({ warmup, measured }) {
-        const created = (warmup.statusCounts['201'] ?? 0) + (measured.statusCounts['201'] ?? 0);
-        const unanswered = warmup.unanswered + measured.unanswered;
-        const grown = (await listMemories(app, store)).memories.length - before;
-        if (grown < created || grown > created + unanswered) {
-          fail(
-            'post',
-            `${created} adds answered 201 and ${unanswered} were cut off at the end of a run, but the store grew by ${grown}`,
-          );
-        }
+        }),
       },
-    };
-  },
-};
+    ],
+    expectStatus: 201,
+    async check({ warmup, measured }) {
+      const created = (warmup.statusCounts['201'] ?? 0) + (measured.statusCounts['201'] ?? 0);
+      const unanswered = warmup.unanswered + measured.unanswered;
+      const grown = (await listMemories(app, store)).memories.length - before;
+      if (grown < created || grown > created + unanswered) {
+        fail(
+          name,
+          `${created} adds answered 201 and ${unanswered} were cut off at the end of a run, but the store grew by ${grown}`,
+        );
+      }
+    },
+  };
+}
+
+const post = postTo({ name: 'post', title: 'POST add (new memory)', floorTarget: 0.25 }, 'app');
 
 const patch: Scenario = {
   name: 'patch',

@@ -1,13 +1,15 @@
 /**
  * The server under load, run by bench/run.ts as processes of its own, in two steps:
  *
- *   node bench/server.ts seed '{"list":100,"post":0}'   # provisions the store, prints it, exits
+ *   node bench/server.ts seed '{"list":100,"post":0}' ['{"texts":"search-corpus"}']   # provisions the store, prints it, exits
  *   node bench/server.ts serve [--reuse-port]           # serves it until SIGTERM
  *
  * `seed` migrates the store named by MNEMO_DATABASE_URL, provisions one organization and, for
  * each named store, one member with a platform credential and that many memories in their
  * personal store, prints one JSON line (`SEEDED_PREFIX` + `BenchSeed`) on stdout and exits. Its
- * PORT must be the one the servers will listen on: the credentials name the service's URL.
+ * PORT must be the one the servers will listen on: the credentials name the service's URL. The
+ * optional second argument (`SeedOptions`) chooses the memories' texts and can leave the store
+ * without its search index.
  *
  * `serve` builds the real app (`buildApp`) on that store, listens on HOST:PORT and prints
  * `SERVING_PREFIX` + `{"port":…,"pid":…}`. Several `serve` processes may serve one PostgreSQL
@@ -24,8 +26,11 @@ import type { NewMemoryRow } from '../src/db/tables.ts';
 import { foldKey } from '../src/memory/fold.ts';
 import { CATEGORIES } from '../src/memory/memory.schemas.ts';
 import { ensureSigningKey } from '../src/oauth/signing-keys.ts';
+import { indexTerms } from '../src/platform/search-analyzer.ts';
 import { createFixtures } from '../src/testing/build-test-app.ts';
 import { memoryText } from './memory-text.ts';
+import { corpusTexts } from './search/corpus.ts';
+import { dropSearchIndex } from './search/unindexed.ts';
 import { countRequests, listenForBench } from './serving.ts';
 
 /** A member's personal store, as provisioned. */
@@ -49,6 +54,17 @@ export interface BenchServing {
   readonly pid: number;
 }
 
+/** How `seed` fills a store beyond its sizes. */
+export interface SeedOptions {
+  /**
+   * The memories' texts: `topics`, short lines about a few topics (memory-text.ts); or
+   * `search-corpus`, varied sentences in several languages to search in (search/corpus.ts).
+   */
+  readonly texts?: 'topics' | 'search-corpus';
+  /** `false`: the store is left without its search index, to measure what the index costs. */
+  readonly searchIndex?: boolean;
+}
+
 /** Start the lines that carry `BenchSeed` and `BenchServing`, apart from any log line on stdout. */
 export const SEEDED_PREFIX = 'bench-seeded ';
 export const SERVING_PREFIX = 'bench-serving ';
@@ -62,7 +78,8 @@ const TOKEN_TTL_SECONDS = 6 * 3600;
 /**
  * Writes `size` memories into the member's personal store in one transaction, exactly as the
  * service's add path would leave them: one scope row whose counter is `size`, rows with
- * versions 1..size, fold keys from fold.ts, distinct increasing timestamps, no tombstones.
+ * versions 1..size, fold keys from fold.ts, search terms from the analyzer, distinct increasing
+ * timestamps, no tombstones.
  */
 async function seedMemories(
   database: Database,
@@ -70,10 +87,12 @@ async function seedMemories(
   userId: string,
   store: string,
   size: number,
+  texts: SeedOptions['texts'],
 ): Promise<string[]> {
   const ids: string[] = [];
   if (size === 0) return ids; // The first add creates the scope, as in production.
   const firstAt = Date.now() - size;
+  const corpus = texts === 'search-corpus' ? corpusTexts(size) : undefined;
   await database.write(async (trx) => {
     const scopeId = randomUUID();
     await trx
@@ -84,7 +103,7 @@ async function seedMemories(
       const rows: NewMemoryRow[] = [];
       for (let index = start; index < Math.min(size, start + ROWS_PER_INSERT); index++) {
         const id = randomUUID();
-        const content = memoryText(store, index);
+        const content = corpus?.[index] ?? memoryText(store, index);
         ids.push(id);
         rows.push({
           id,
@@ -92,6 +111,7 @@ async function seedMemories(
           contributor_id: userId,
           content,
           fold_key: foldKey(content),
+          search_terms: indexTerms(content),
           // Two in three memories carry a category, as the extraction prompts tend to give.
           category: index % 3 === 2 ? null : (CATEGORIES[index % CATEGORIES.length] ?? null),
           created_at: firstAt + index,
@@ -109,6 +129,22 @@ async function seedMemories(
 function sample(ids: readonly string[], count: number): string[] {
   if (ids.length <= count) return [...ids];
   return Array.from({ length: count }, (_, i) => ids[Math.floor((i * ids.length) / count)] ?? '');
+}
+
+function parseSeedOptions(arg: string | undefined): SeedOptions {
+  const options: unknown = JSON.parse(arg ?? '{}');
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new Error('bench server: seed options must be a JSON object');
+  }
+  const { texts, searchIndex, ...rest } = options as Record<string, unknown>;
+  if (
+    Object.keys(rest).length > 0 ||
+    ![undefined, 'topics', 'search-corpus'].includes(texts as string) ||
+    ![undefined, true, false].includes(searchIndex as boolean)
+  ) {
+    throw new Error(`bench server: unknown seed options ${arg}`);
+  }
+  return options as SeedOptions;
 }
 
 function parseStores(arg: string | undefined): Record<string, number> {
@@ -135,11 +171,13 @@ async function settlePostgres(database: Database): Promise<void> {
   await sql`checkpoint`.execute(database.db).catch(() => undefined);
 }
 
-async function seed(arg: string | undefined): Promise<void> {
+async function seed(arg: string | undefined, optionsArg: string | undefined): Promise<void> {
   const sizes = parseStores(arg);
+  const options = parseSeedOptions(optionsArg);
   const config = loadConfig();
   const database = createDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
+  if (options.searchIndex === false) await dropSearchIndex(database);
   await ensureSigningKey(database.db);
 
   const fixtures = createFixtures(database, config);
@@ -148,7 +186,7 @@ async function seed(arg: string | undefined): Promise<void> {
   for (const [name, size] of Object.entries(sizes)) {
     const { id: userId } = await fixtures.user(orgId);
     const token = await fixtures.token(userId, TOKEN_TTL_SECONDS);
-    const ids = await seedMemories(database, orgId, userId, name, size);
+    const ids = await seedMemories(database, orgId, userId, name, size, options.texts);
     stores[name] = { userId, token, size, ids: sample(ids, SAMPLE_IDS) };
   }
   if (database.dialect === 'postgres') await settlePostgres(database);
@@ -182,11 +220,11 @@ async function serve(flags: readonly string[]): Promise<void> {
 
 async function main(): Promise<void> {
   const [mode, ...rest] = process.argv.slice(2);
-  if (mode === 'seed') await seed(rest[0]);
+  if (mode === 'seed') await seed(rest[0], rest[1]);
   else if (mode === 'serve') await serve(rest);
   else
     throw new Error(
-      'usage: server.ts seed \'{"store": size, …}\' | server.ts serve [--reuse-port]',
+      'usage: server.ts seed \'{"store": size, …}\' [\'{"texts": …, "searchIndex": false}\'] | server.ts serve [--reuse-port]',
     );
 }
 

@@ -5,6 +5,7 @@ import { type BenchGroup, startFloor, startMnemoServer } from './processes.ts';
 import {
   type Plan,
   type Scenario,
+  SERVER_SEEDS,
   SERVER_STORES,
   type ServerKind,
   type Servers,
@@ -113,7 +114,12 @@ function openSession(setup: Setup, options: SessionOptions): Session {
       `${setup.name}: seeding and starting the ${kind} server (${JSON.stringify(SERVER_STORES[kind])})`,
     );
     try {
-      const started = await startMnemoServer(SERVER_STORES[kind], store.url, processOptions(label));
+      const started = await startMnemoServer(
+        SERVER_STORES[kind],
+        store.url,
+        processOptions(label),
+        SERVER_SEEDS[kind],
+      );
       listening.set(started.group.origin, started.group);
       return { ...started, store };
     } catch (error) {

@@ -27,6 +27,9 @@ export default defineConfig({
     host: '127.0.0.1',
     port: 5173,
     strictPort: true,
-    proxy: Object.fromEntries(['/oauth', '/api', '/v1'].map((path) => [path, { target: api }])),
+    // `/mcp` and its discovery documents too: the Connected apps page gives this origin's /mcp.
+    proxy: Object.fromEntries(
+      ['/oauth', '/api', '/v1', '/mcp', '/.well-known'].map((path) => [path, { target: api }]),
+    ),
   },
 });

@@ -50,19 +50,25 @@ function allOf(query: AnalyzedQuery, language: QueryLanguage): string {
     .join(language.and);
 }
 
-/** Any of the terms: for a question whose words are not all in any one memory. */
-function anyOf(query: AnalyzedQuery, language: QueryLanguage): string {
+/** Each term on its own, the last as a prefix: a question's words, any of which may match. */
+function eachTerm(query: AnalyzedQuery, language: QueryLanguage): string[] {
   const terms = query.groups.flatMap((group: TermGroup) =>
     group.joined === undefined ? group.terms : [...group.terms, group.joined],
   );
   const last = terms.length - 1;
-  return terms.map((term, i) => language.term(term, i === last)).join(language.or);
+  return terms.map((term, i) => language.term(term, i === last));
 }
 
 /**
  * Lexical search of one store's active memories, best first: SQLite's FTS5 ranked by BM25, or
  * PostgreSQL's full text ranked by cover density (`ts_rank_cd`). Both index the terms that
  * memory.repository.ts writes with each memory.
+ *
+ * When no memory holds every word, any word will do, and then how common a word is matters most:
+ * a question's `is` or `my` must not outweigh its subject. BM25 weighs each word by its rarity
+ * (inverse document frequency); cover density knows nothing of it, so on PostgreSQL that
+ * fallback is ranked by the sum of BM25's weights of the words each memory holds, counted over
+ * the memories found.
  */
 export function createMemorySearchRepository(database: Database) {
   const { db } = database;
@@ -94,13 +100,43 @@ export function createMemorySearchRepository(database: Database) {
     ),
   );
 
-  const run = async (runner: QueryRunner, params: SearchParams) =>
-    (await search.rows(runner, params)).map((row) => ({
+  // Each term's weight is ln(1 + (N - n + 0.5) / (n + 0.5)), N the memories found, n those
+  // holding the term; a memory scores the weights of the terms it holds. The weights are
+  // materialized: inlined into the score's subquery, they would be counted again for each row.
+  const searchAnyPostgres = prepareQuery((p: Omit<SearchParams, 'match'> & { terms: string[] }) =>
+    compiled(
+      sql<FoundMemory>`with found as materialized (
+          select id, content, category, created_at, updated_at, search_vector
+          from memories
+          where scope_id = ${p.scopeId} and deleted_at is null
+            and search_vector @@ to_tsquery('simple', array_to_string(cast(${p.terms} as text[]), ' | '))
+            and (cast(${p.category} as text) is null or category = ${p.category})
+        ),
+        term as (
+          select distinct to_tsquery('simple', t) as query from unnest(cast(${p.terms} as text[])) as t
+        ),
+        weight as materialized (
+          select term.query, ln(1 + ((select count(*) from found) - count(*) + 0.5) / (count(*) + 0.5)) as idf
+          from term join found on found.search_vector @@ term.query
+          group by term.query
+        )
+        select f.id, f.content, f.category, f.created_at, f.updated_at,
+          (select sum(weight.idf) from weight where f.search_vector @@ weight.query) as score
+        from found as f
+        order by score desc, f.updated_at desc, f.id
+        limit ${p.limit}`,
+    ),
+  );
+
+  const numbers = (rows: FoundMemory[]) =>
+    rows.map((row) => ({
       ...row,
       created_at: Number(row.created_at),
       updated_at: Number(row.updated_at),
       score: Number(row.score),
     }));
+  const run = async (runner: QueryRunner, params: SearchParams) =>
+    numbers(await search.rows(runner, params));
 
   return {
     /**
@@ -118,7 +154,9 @@ export function createMemorySearchRepository(database: Database) {
       const all = await run(runner, { ...params, match: allOf(query, language) });
       const terms = query.groups.reduce((n, group) => n + group.terms.length, 0);
       if (all.length > 0 || terms < 2) return all;
-      return run(runner, { ...params, match: anyOf(query, language) });
+      const any = eachTerm(query, language);
+      if (postgres) return numbers(await searchAnyPostgres.rows(runner, { ...params, terms: any }));
+      return run(runner, { ...params, match: any.join(language.or) });
     },
   };
 }

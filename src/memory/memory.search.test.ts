@@ -142,6 +142,28 @@ describe('what a query finds', () => {
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(scores[0]).toBeGreaterThan(scores[2] as number);
   });
+
+  test('when no memory holds every word, the one holding the rarest comes first', async () => {
+    const other = await member();
+    const manager = await add(
+      other,
+      'Reports to Sofia Marchetti, engineering manager of the payments group',
+    );
+    for (const content of [
+      'Has a son, Yanis, who is seven',
+      'Pairs with Jonas, who is on the fraud team',
+      'Her backup is Olga, who is on call this week',
+      'Who is paged first is in the rota',
+      'The office is in Lyon',
+      'Lunch is at noon',
+    ]) {
+      await add(other, content);
+    }
+    const hits = await found(other, 'who is my manager?');
+    expect(hits).toHaveLength(7);
+    expect(hits[0]?.id).toBe(manager.id);
+    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score as number);
+  });
 });
 
 describe('the answer', () => {

@@ -3,6 +3,8 @@
  * and dark, at desktop (1280 px) and phone (375 px) width. A real mnemo serves the studio as
  * built now, seeded with an example organization; the playground talks to the OpenAI-compatible
  * simulator on loopback. Each picture is the browser's viewport, as a person first sees the page.
+ * Names given on the command line take only the pictures whose name starts with one of them:
+ * `npm run studio:screenshots -- connected-apps`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { newRowId } from '../../src/db/row-id.ts';
+import { createClientId } from '../../src/oauth/client-secrets.ts';
+import { saveConnection } from '../../src/oauth/connections.repository.ts';
+import { createOidcAdapter } from '../../src/oauth/oidc-adapter.ts';
+import { upsertMembership } from '../../src/orgs/orgs.repository.ts';
 import { startOpenAiSimulator } from '../../src/testing/simulators/openai-simulator.ts';
 import { createUsageRepository } from '../../src/usage/usage.repository.ts';
 import { DESKTOP, PHONE, type StudioTest, startStudioTest } from '../e2e/studio-harness.ts';
@@ -132,7 +138,45 @@ async function seed(t: StudioTest) {
     }
   }
   await createUsageRepository(t.server.t.database.db).insertMany(rows);
+  await seedConnections(t);
   return { ledger: ledger.id };
+}
+
+/**
+ * AI apps Ada connected over the weeks, as consenting leaves them: a grant of the authorization
+ * server and the organization chosen for it. Written to the store directly (a sign-in per app
+ * through the pages would show loopback hosts, not the apps' own).
+ */
+async function seedConnections(t: StudioTest) {
+  const { database } = t.server.t;
+  const labs = await t.server.t.fixtures.org({ name: 'Lovelace Labs' });
+  await upsertMembership(database.db, labs, t.owner.id, 'owner');
+  const Grants = createOidcAdapter(database);
+  const grants = new Grants('Grant');
+  const apps = [
+    ['Codex', createClientId(), labs, 12 * DAY_MS],
+    ['Cursor', createClientId(), t.orgId, 3 * DAY_MS],
+    ['Claude', 'https://claude.ai/oauth/mcp-oauth-client-metadata', t.orgId, 2 * 3_600_000],
+  ] as const;
+  for (const [clientName, clientId, orgId, ago] of apps) {
+    const grantId = newRowId();
+    const at = Date.now() - ago;
+    await grants.upsert(
+      grantId,
+      {
+        kind: 'Grant',
+        jti: grantId,
+        accountId: t.owner.id,
+        clientId,
+        iat: Math.floor(at / 1000),
+        resources: { [`${t.url}/mcp`]: 'memory:read memory:write' },
+      },
+      365 * 86_400,
+    );
+    await database.write((trx) =>
+      saveConnection(trx, { grantId, userId: t.owner.id, clientId, clientName, orgId }, at),
+    );
+  }
 }
 
 async function main() {
@@ -224,7 +268,27 @@ async function main() {
           await p.getByRole('button', { name: 'Create', exact: true }).click();
         },
       },
+      {
+        name: 'connected-apps',
+        path: '/settings/connected-apps',
+        ready: (p) => p.getByText('Codex').first().waitFor(),
+      },
+      {
+        name: 'connected-apps-disconnect',
+        path: '/settings/connected-apps',
+        ready: (p) => p.getByRole('dialog', { name: 'Disconnect “Cursor”?' }).waitFor(),
+        act: (p) =>
+          p
+            .getByRole('row')
+            .filter({ hasText: 'Cursor' })
+            .getByRole('button', { name: 'Disconnect' })
+            .click(),
+      },
     ];
+    const wanted = process.argv.slice(2);
+    const taken = shots.filter(
+      (shot) => wanted.length === 0 || wanted.some((name) => shot.name.startsWith(name)),
+    );
     mkdirSync(OUT, { recursive: true });
     for (const scheme of ['light', 'dark'] as const) {
       for (const [width, viewport] of [
@@ -233,7 +297,7 @@ async function main() {
       ] as const) {
         const page = await t.newPage({ viewport, colorScheme: scheme });
         await t.signIn(page, '/memories');
-        for (const shot of shots) {
+        for (const shot of taken) {
           await page.goto(`${t.url}/studio${shot.path}`);
           await page.getByRole('navigation', { name: 'Main' }).waitFor();
           await shot.act?.(page);

@@ -6,6 +6,7 @@ export type Organization = components['schemas']['Organization'];
 export type Project = components['schemas']['Project'];
 export type Collaborator = components['schemas']['Collaborator'];
 export type ApiKey = components['schemas']['ApiKey'];
+export type Connection = components['schemas']['Connection'];
 
 /*
  * The platform's resources that several pages show, each under one cache key, so that a change
@@ -20,6 +21,8 @@ export const queryKeys = {
   collaborators: (orgId: string, projectId: string) =>
     ['projects', orgId, projectId, 'collaborators'] as const,
   apiKeys: (orgId: string) => ['api-keys', orgId] as const,
+  /** The person's own, in whichever organization each acts: no organization in the key. */
+  connections: () => ['connections'] as const,
 };
 
 /** An organization's members, in the order they joined. */
@@ -65,4 +68,14 @@ export const apiKeysQuery = (api: ApiClient, orgId: string) => ({
   queryKey: queryKeys.apiKeys(orgId),
   queryFn: async (): Promise<ApiKey[]> =>
     (await data(api.GET('/api/v1/api-keys', { params: { header: inOrg(orgId) } }))).keys,
+});
+
+/**
+ * The MCP clients the person connected (their account's, not one organization's), newest first:
+ * a connection whose grant expired is not listed.
+ */
+export const connectionsQuery = (api: ApiClient) => ({
+  queryKey: queryKeys.connections(),
+  queryFn: async (): Promise<Connection[]> =>
+    (await data(api.GET('/api/v1/me/connections'))).connections,
 });

@@ -1,5 +1,6 @@
 import { Navigate, Route, Routes } from 'react-router';
 import { AuditPage } from '../audit/audit-page.tsx';
+import { ConnectedAppsPage } from '../connections/connected-apps-page.tsx';
 import { ApiKeysPage } from '../keys/api-keys-page.tsx';
 import { MembersPage } from '../members/members-page.tsx';
 import { MemoriesPage } from '../memories/memories-page.tsx';
@@ -29,6 +30,7 @@ export function App() {
         <Route path="playground" element={<PlaygroundPage />} />
         <Route path="settings" element={<Navigate to="/settings/api-keys" replace />} />
         <Route path="settings/api-keys" element={<ApiKeysPage />} />
+        <Route path="settings/connected-apps" element={<ConnectedAppsPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -1,0 +1,130 @@
+/**
+ * The search part's load scenarios: searches of a store of 100,000 memories (search/corpus.ts)
+ * against GET one memory of that store, and adds with and without the search index.
+ */
+import { analyzeQuery, indexTerms, type TermGroup } from '../../src/platform/search-analyzer.ts';
+import { expectCall, storeHeaders, storeOf } from '../api-client.ts';
+import { getOneOf, postTo, type Scenario } from '../scenarios.ts';
+import { corpusTexts } from './corpus.ts';
+import { SEARCH_LIMIT } from './quality.ts';
+
+const STORE = 'search';
+/** The `search-100k` server's store holds this many (scenarios.ts). */
+export const CORPUS_SIZE = 100_000;
+
+/** One kind of search, as typed. */
+export interface SearchQuery {
+  readonly name: string;
+  readonly title: string;
+  readonly q: string;
+}
+
+export const SEARCH_QUERIES: readonly SearchQuery[] = [
+  { name: 'search-common', title: 'common word', q: 'team' },
+  { name: 'search-rare', title: 'rare word', q: 'kombucha' },
+  { name: 'search-identifier', title: 'identifier', q: 'TICKET-4521' },
+  { name: 'search-two-words', title: 'two words', q: 'payments team' },
+  { name: 'search-prefix', title: 'prefix', q: 'kube' },
+  { name: 'search-question', title: 'question (any word)', q: 'what does the payments team own?' },
+  { name: 'search-none', title: 'no match', q: 'zyzzyva quokka' },
+];
+
+/** How many memories of the corpus a query matches, and whether only through any word. */
+export interface Matches {
+  readonly count: number;
+  readonly anyWord: boolean;
+}
+
+/**
+ * What the repository's query matches, counted over the corpus with the same analysis: every
+ * group (its words or its joined form, the last term as a prefix), else any term.
+ */
+export function countMatches(corpus: readonly ReadonlySet<string>[], q: string): Matches {
+  const { groups } = analyzeQuery(q);
+  const holds = (terms: ReadonlySet<string>, term: string, prefix: boolean) =>
+    prefix ? [...terms].some((t) => t.startsWith(term)) : terms.has(term);
+  const groupIn = (terms: ReadonlySet<string>, group: TermGroup, last: boolean) => {
+    const words = group.terms.every((term, i) =>
+      holds(terms, term, last && i === group.terms.length - 1),
+    );
+    return words || (group.joined !== undefined && holds(terms, group.joined, last));
+  };
+  const all = corpus.filter((terms) =>
+    groups.every((group, g) => groupIn(terms, group, g === groups.length - 1)),
+  ).length;
+  const termCount = groups.reduce((n, group) => n + group.terms.length, 0);
+  if (all > 0 || termCount < 2) return { count: all, anyWord: false };
+  const each = groups.flatMap((group) =>
+    group.joined === undefined ? group.terms : [...group.terms, group.joined],
+  );
+  const any = corpus.filter((terms) =>
+    each.some((term, i) => holds(terms, term, i === each.length - 1)),
+  ).length;
+  return { count: any, anyWord: true };
+}
+
+/** Each memory's terms, as the store indexed them. */
+export function corpusTerms(): ReadonlySet<string>[] {
+  return corpusTexts(CORPUS_SIZE).map((text) => new Set(indexTerms(text).split(' ')));
+}
+
+/** The baseline of the searches: GET one memory of the same store, on the same server. */
+export const SEARCH_GET_ONE = getOneOf(
+  { name: 'search-get-one', title: 'GET one memory (same store)' },
+  'search-100k',
+  STORE,
+);
+
+/**
+ * GET /api/v1/memory/search for `query`; prepare checks that the answer holds as many memories
+ * as the corpus says it matches (up to the limit).
+ */
+export function searchScenario(query: SearchQuery, matches: Matches): Scenario {
+  return {
+    name: query.name,
+    title: query.title,
+    servers: ['search-100k'],
+    async prepare(servers) {
+      const server = await servers.mnemo('search-100k');
+      const store = storeOf(server, STORE);
+      const path = `/api/v1/memory/search?q=${encodeURIComponent(query.q)}&limit=${SEARCH_LIMIT}`;
+      const body = (await expectCall(200, server, store, 'GET', path)).json() as {
+        memories: unknown[];
+      };
+      const expected = Math.min(SEARCH_LIMIT, matches.count);
+      if (body.memories.length !== expected) {
+        throw new Error(
+          `${query.name}: ${JSON.stringify(query.q)} answered ${body.memories.length} memories, not ${expected}`,
+        );
+      }
+      return {
+        origin: server.origin,
+        requests: [{ method: 'GET', path, headers: storeHeaders(server, store) }],
+        expectStatus: 200,
+      };
+    },
+  };
+}
+
+/** How many times the adds with and without the index alternate: their medians are compared. */
+export const ADD_ROUNDS = 3;
+
+export const ADD_VARIANTS = [
+  { kind: 'add-indexed', title: 'with the search index' },
+  { kind: 'add-unindexed', title: 'without it' },
+] as const;
+
+export const addScenarioName = (kind: string, round: number) => `${kind}-${round}`;
+
+/**
+ * Adds, each a new memory, to an empty store with its search index and to one without, in
+ * alternate rounds, so that a change of the machine's load falls on both.
+ */
+export const ADD_SCENARIOS: readonly Scenario[] = Array.from({ length: ADD_ROUNDS }, (_, r) =>
+  ADD_VARIANTS.map(({ kind, title }) =>
+    postTo(
+      { name: addScenarioName(kind, r + 1), title: `POST add, ${title} (round ${r + 1})` },
+      kind,
+    ),
+  ),
+).flat();
