@@ -3,13 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PlatformAuthentication } from '../auth/authenticate.ts';
 import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
-import {
-  ErrorBody,
-  OrganizationHeader,
-  RateLimitedBody,
-  StoreUnavailableBody,
-  UnauthenticatedBody,
-} from '../platform/api-schemas.ts';
+import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import {
@@ -28,13 +22,7 @@ export interface KeyRoutesDeps {
 
 const BASE = '/api/v1/api-keys';
 
-const errors = {
-  401: UnauthenticatedBody,
-  429: RateLimitedBody,
-  503: StoreUnavailableBody,
-  '4xx': ErrorBody,
-  '5xx': ErrorBody,
-};
+const errors = PLATFORM_ERROR_RESPONSES;
 
 /**
  * The API keys endpoints of the platform API, on the platform credential with the `keys` scope.

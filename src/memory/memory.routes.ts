@@ -4,13 +4,7 @@ import { Type } from 'typebox';
 import { allows, insufficientScope } from '../auth/scopes.ts';
 import type { Environment } from '../config.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
-import {
-  ErrorBody,
-  OrganizationHeader,
-  RateLimitedBody,
-  StoreUnavailableBody,
-  UnauthenticatedBody,
-} from '../platform/api-schemas.ts';
+import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
 import { badRequest } from '../platform/errors.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
@@ -59,13 +53,7 @@ function ownerInBody(request: FastifyRequest, _reply: FastifyReply, done: (e?: E
   );
 }
 
-const errors = {
-  401: UnauthenticatedBody,
-  429: RateLimitedBody,
-  503: StoreUnavailableBody,
-  '4xx': ErrorBody,
-  '5xx': ErrorBody,
-};
+const errors = PLATFORM_ERROR_RESPONSES;
 
 export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutesDeps): void {
   const { service } = deps;

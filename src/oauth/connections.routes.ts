@@ -2,12 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
-import {
-  ErrorBody,
-  RateLimitedBody,
-  StoreUnavailableBody,
-  UnauthenticatedBody,
-} from '../platform/api-schemas.ts';
+import { PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
 import { notFound } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { parseUuid } from '../platform/uuid.ts';
@@ -29,13 +24,7 @@ export interface ConnectionRoutesDeps {
 
 const BASE = '/api/v1/me/connections';
 
-const errors = {
-  401: UnauthenticatedBody,
-  429: RateLimitedBody,
-  503: StoreUnavailableBody,
-  '4xx': ErrorBody,
-  '5xx': ErrorBody,
-};
+const errors = PLATFORM_ERROR_RESPONSES;
 
 /**
  * The person's connected MCP clients: list, and revoke. They belong to the account, not to an

@@ -51,3 +51,15 @@ export const StoreUnavailableBody = Type.Object(
     },
   },
 );
+
+/**
+ * The answers every authenticated platform route may give besides its own: a refused credential,
+ * the rate limit, the store out of reach, and any other error in the `{"error"}` shape.
+ */
+export const PLATFORM_ERROR_RESPONSES = {
+  401: UnauthenticatedBody,
+  429: RateLimitedBody,
+  503: StoreUnavailableBody,
+  '4xx': ErrorBody,
+  '5xx': ErrorBody,
+};

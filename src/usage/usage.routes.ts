@@ -4,13 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PlatformAuthentication } from '../auth/authenticate.ts';
 import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
-import {
-  ErrorBody,
-  OrganizationHeader,
-  RateLimitedBody,
-  StoreUnavailableBody,
-  UnauthenticatedBody,
-} from '../platform/api-schemas.ts';
+import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
 import { badRequest } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { fileNameInstant, usageCsv } from './usage.csv.ts';
@@ -27,13 +21,7 @@ export interface UsageRoutesDeps {
 const BASE = '/api/v1/usage';
 const EXPORT = `${BASE}/export.csv`;
 
-const errors = {
-  401: UnauthenticatedBody,
-  429: RateLimitedBody,
-  503: StoreUnavailableBody,
-  '4xx': ErrorBody,
-  '5xx': ErrorBody,
-};
+const errors = PLATFORM_ERROR_RESPONSES;
 
 /**
  * `GET /api/v1/usage` (sums by day, model or key) and `GET /api/v1/usage/export.csv` (every
