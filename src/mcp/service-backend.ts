@@ -5,6 +5,7 @@ import { memoryFeatureOff } from '../memory/memory.errors.ts';
 import type { MemoryService } from '../memory/memory.service.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
 import type { OrganizationsService } from '../orgs/orgs.service.ts';
+import { STORE_UNAVAILABLE_MESSAGE } from '../platform/error-handler.ts';
 import { ApiError, forbidden } from '../platform/errors.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ListOutput } from './memory-tools.schemas.ts';
@@ -19,7 +20,7 @@ export interface ServiceBackendDeps {
 
 /** The API's answer when the store cannot be reached: the request did not happen. */
 const storeUnavailable = () =>
-  new ApiError(503, 'service_unavailable', 'the store is unavailable; retry shortly');
+  new ApiError(503, 'service_unavailable', STORE_UNAVAILABLE_MESSAGE);
 
 /**
  * The tools in the process: the services the memory API's routes call, for the caller `/mcp`

@@ -1,10 +1,11 @@
 import { Globe, Plug } from 'lucide-react';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import type { Connection } from '../api/queries.ts';
 import { SettingsNav } from '../keys/settings-nav.tsx';
 import { CopyField } from '../ui/copy-field.tsx';
 import { EmptyState } from '../ui/empty-state.tsx';
 import { formatDate, formatDateTime } from '../ui/format.ts';
+import { useHeadingFocusAfterClose } from '../ui/heading-focus.ts';
 import { ErrorNotice, Loading } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { clientOrigin, initialOf, toneOf } from './client-origin.ts';
@@ -22,15 +23,8 @@ export function ConnectedAppsPage() {
   const [disconnecting, setDisconnecting] = useState<Connection>();
   const [status, setStatus] = useState('');
   const all = connections.data ?? [];
-  // The row of an app disconnected goes, and with it the button that opened the dialog: focus
-  // goes to the page's heading instead of nowhere, once the dialog has closed (a modal dialog
-  // keeps the rest of the page inert until then). This effect runs after the dialog's own.
-  const headingNext = useRef(false);
-  useEffect(() => {
-    if (disconnecting !== undefined || !headingNext.current) return;
-    headingNext.current = false;
-    document.querySelector<HTMLElement>('#main h1')?.focus();
-  }, [disconnecting]);
+  // The row of an app disconnected goes, and with it the button that opened the dialog.
+  const focusHeadingAfterClose = useHeadingFocusAfterClose(disconnecting !== undefined);
 
   return (
     <>
@@ -95,7 +89,7 @@ export function ConnectedAppsPage() {
               ? `“${name}” is disconnected: it no longer has access to your memories.`
               : `“${name}” was already disconnected.`,
           );
-          headingNext.current = true;
+          focusHeadingAfterClose();
         }}
       />
     </>

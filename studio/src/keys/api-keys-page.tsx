@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { isManager, useStudio } from '../app/studio-context.tsx';
 import { EmptyState } from '../ui/empty-state.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../ui/format.ts';
+import { useHeadingFocusAfterClose } from '../ui/heading-focus.ts';
 import { ErrorNotice, Loading } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { CreateKeyDialog } from './create-key-dialog.tsx';
@@ -22,6 +23,8 @@ export function ApiKeysPage() {
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey>();
   const [announcement, setAnnouncement] = useState('');
+  // A revoked key's row moves to the revoked group, and its button with it.
+  const focusHeadingAfterClose = useHeadingFocusAfterClose(revoking !== undefined);
   const owners = useOwnerNames();
 
   const all = keys.data ?? [];
@@ -113,8 +116,7 @@ export function ApiKeysPage() {
           setRevoking(undefined);
           if (revoked) {
             setAnnouncement(`Key “${revoked.name}” revoked.`);
-            // Its row moved to the revoked group: focus goes back to the page, not to nothing.
-            document.querySelector<HTMLElement>('#main h1')?.focus();
+            focusHeadingAfterClose();
           }
         }}
       />
