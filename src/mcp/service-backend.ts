@@ -19,8 +19,7 @@ export interface ServiceBackendDeps {
 }
 
 /** The API's answer when the store cannot be reached: the request did not happen. */
-const storeUnavailable = () =>
-  new ApiError(503, 'service_unavailable', STORE_UNAVAILABLE_MESSAGE);
+const storeUnavailable = () => new ApiError(503, 'service_unavailable', STORE_UNAVAILABLE_MESSAGE);
 
 /**
  * The tools in the process: the services the memory API's routes call, for the caller `/mcp`
