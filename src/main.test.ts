@@ -203,7 +203,7 @@ describe('refusing to start', () => {
     });
     expect(code).toBe(2);
     expect(stderr).toBe(
-      `mnemo: invalid gateway configuration in ${file}: $.providers.local.apiKeyEnv: is required; $.models[0].contextWindow: is required; $.models[0].provider: unknown provider "ollama" (configured: local); $.models[0].id: "local/llama3.1" must start with its provider: ollama/\n`,
+      `mnemo: invalid gateway configuration in ${file}: $.providers.local.apiKeyEnv: is required; $.models[0].provider: unknown provider "ollama" (configured: local); $.models[0].contextWindow: is required; $.models[0].id: "local/llama3.1" must start with its provider: ollama/\n`,
     );
     expect(await store.untouched()).toBe(true);
     const missing = await failedStart({ MNEMO_CONFIG: join(dir, 'nope.json'), PORT: '0' });
