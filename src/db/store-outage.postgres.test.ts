@@ -242,8 +242,10 @@ describe('the store unreachable', () => {
   test('stall: a network that drops packets answers 503 within the timeouts, /readyz within 1 s; back: served again', async () => {
     const db = await store();
     const link = await proxy();
+    // Short enough to bound the answers below; long enough that the server's own start-up
+    // (migrations, the demo seed) does not run into it on a loaded machine.
     const { server, call } = await serve(link.through(db.url), {
-      MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: '300',
+      MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: '1000',
     });
     const existing = await add(call, 'before the stall');
     // Warm the pool: some requests find a pooled connection, some must open one.
