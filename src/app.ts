@@ -13,6 +13,7 @@ import { createCircuitBreaker } from './gateway/circuit-breaker.ts';
 import { createDispatcher } from './gateway/dispatch.ts';
 import { registerGatewayRoutes } from './gateway/gateway.routes.ts';
 import { loadCatalog } from './gateway/gateway-config.ts';
+import type { MemoryCalls } from './gateway/memory/memory-calls.ts';
 import { openAiErrorShape } from './gateway/openai-errors.ts';
 import { createProviders } from './gateway/providers/provider-kinds.ts';
 import { createTransport } from './gateway/providers/transport.ts';
@@ -24,6 +25,7 @@ import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { createLastUsedRecorder } from './keys/last-used.ts';
 import { registerMcpRoutes } from './mcp/mcp.routes.ts';
 import { createServiceBackends } from './mcp/service-backend.ts';
+import { createChatMemory } from './memory/chat-memory.ts';
 import { createCursorCodec } from './memory/cursor.ts';
 import { createEmbeddingIndexer, type EmbeddingIndexer } from './memory/embedding-indexer.ts';
 import { createListCache } from './memory/list-cache.ts';
@@ -33,6 +35,9 @@ import { createMemoryService, type SemanticSearch } from './memory/memory.servic
 import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createMemoryEmbeddingsRepository } from './memory/memory-embeddings.repository.ts';
 import { createMemorySearchRepository } from './memory/memory-search.repository.ts';
+import { createProposalsRepository } from './memory/proposals.repository.ts';
+import { registerProposalsRoutes } from './memory/proposals.routes.ts';
+import { createProposalsService } from './memory/proposals.service.ts';
 import { createQueryEmbedder } from './memory/query-embedding.ts';
 import { createVectorIndex } from './memory/vector-index.ts';
 import { createSignIn } from './oauth/accounts.ts';
@@ -74,6 +79,11 @@ declare module 'fastify' {
      * and benchmarks that search by meaning what they just wrote.
      */
     embeddingIndexer: EmbeddingIndexer | null;
+    /**
+     * Memory in chat calls. Its `idle()` resolves once every extraction started before the call
+     * has stored what it learned: for tests and benchmarks that read it back.
+     */
+    memoryLearning: Pick<MemoryCalls, 'idle'>;
   }
 }
 
@@ -260,6 +270,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authenticate: authenticate.member,
     environment: config.env,
   });
+  // What chat calls learn, when it waits for review (MNEMO_MEMORY_EXTRACTION=review).
+  const proposals = createProposalsService({
+    database,
+    repository: createProposalsRepository(database.db),
+    memory: service,
+  });
+  registerProposalsRoutes(app, {
+    service: proposals,
+    authenticate: authenticate.member,
+    environment: config.env,
+  });
 
   // The platform API (each part registers its routes below this line).
   // Organizations, members, projects and their collaborators, and the audit log: the studio's
@@ -317,7 +338,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', () => usageRecorder.close());
   // The chat interface: its providers share the transport's pools, and one circuit breaker
   // keeps failing providers out of the router's choices.
-  registerGatewayRoutes(app, {
+  // Memory in chat calls reaches the memory service through the gateway's port, as the key's
+  // owner (docs/memory-chat.md).
+  const memoryLearning = registerGatewayRoutes(app, {
     catalog,
     dispatcher: createDispatcher({
       catalog,
@@ -328,7 +351,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     usage: usageRecorder,
     sealer: createSealer(await instanceSecret(database.db, 'gateway-sealing')),
     websocketIdleMs: config.gatewayWebSocketIdleMs,
+    memory: {
+      store: createChatMemory({
+        memory: service,
+        proposals,
+        environment: config.env,
+        review: config.memoryChat.extraction === 'review',
+        log: app.log,
+      }),
+      config: config.memoryChat,
+    },
   });
+  app.decorate('memoryLearning', memoryLearning);
+  // Before the store closes: an extraction in flight is given up, its writes finished.
+  app.addHook('onClose', () => memoryLearning.close());
 
   // Failed sign-ins are throttled whatever the request rate limit: they guard passwords.
   const signInLimiter = (name: string, limit: number) =>

@@ -30,6 +30,12 @@ describe('loadConfig', () => {
       gatewayTimeoutMs: 300_000,
       gatewayWebSocketIdleMs: 600_000,
       searchEmbeddingTimeoutMs: 2000,
+      memoryChat: {
+        extraction: 'auto',
+        extractionModel: undefined,
+        recallTokens: 1000,
+        wholeStoreUpTo: 50,
+      },
       logLevel: 'info',
     });
   });
@@ -62,6 +68,10 @@ describe('loadConfig', () => {
       MNEMO_CONFIG: 'etc/gateway.json',
       MNEMO_SEARCH_EMBEDDING_MODEL: 'openai/text-embedding-3-small',
       MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS: '750',
+      MNEMO_MEMORY_EXTRACTION: 'review',
+      MNEMO_MEMORY_EXTRACTION_MODEL: 'openai/gpt-4.1-mini',
+      MNEMO_MEMORY_RECALL_TOKENS: '400',
+      MNEMO_MEMORY_RECALL_WHOLE_STORE: '0',
       MNEMO_LOG_LEVEL: 'warn',
     });
     expect(config).toMatchObject({
@@ -92,6 +102,12 @@ describe('loadConfig', () => {
       gatewayTimeoutMs: 45_000,
       gatewayWebSocketIdleMs: 90_000,
       searchEmbeddingTimeoutMs: 750,
+      memoryChat: {
+        extraction: 'review',
+        extractionModel: 'openai/gpt-4.1-mini',
+        recallTokens: 400,
+        wholeStoreUpTo: 0,
+      },
       // Checked against the catalog by the gateway, which reads it.
       catalogLocation: {
         file: 'etc/gateway.json',
@@ -158,6 +174,8 @@ describe('loadConfig', () => {
     [{ MNEMO_LOG_LEVEL: 'verbose' }, /MNEMO_LOG_LEVEL/],
     [{ MNEMO_SEARCH_EMBEDDING_MODEL: 'openai/text embedding' }, /MNEMO_SEARCH_EMBEDDING_MODEL/],
     [{ MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS: '0' }, /MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS/],
+    [{ MNEMO_MEMORY_EXTRACTION: 'sometimes' }, /MNEMO_MEMORY_EXTRACTION/],
+    [{ MNEMO_MEMORY_RECALL_TOKENS: '0' }, /MNEMO_MEMORY_RECALL_TOKENS/],
     [{ MNEMO_DATABASE_POOL_SIZE: '0' }, /MNEMO_DATABASE_POOL_SIZE/],
     [{ MNEMO_DATABASE_POOL_SIZE: 'ten' }, /MNEMO_DATABASE_POOL_SIZE/],
     [{ MNEMO_DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /MNEMO_DATABASE_STATEMENT_TIMEOUT_MS/],

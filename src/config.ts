@@ -39,6 +39,10 @@ const Env = Type.Object({
   MNEMO_GATEWAY_WS_IDLE_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   MNEMO_SEARCH_EMBEDDING_MODEL: Type.Optional(Type.String({ pattern: '^\\S+$' })),
   MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+  MNEMO_MEMORY_EXTRACTION: Type.Optional(Type.Enum(['auto', 'review'])),
+  MNEMO_MEMORY_EXTRACTION_MODEL: Type.Optional(Type.String({ pattern: '^\\S+$' })),
+  MNEMO_MEMORY_RECALL_TOKENS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+  MNEMO_MEMORY_RECALL_WHOLE_STORE: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
   MNEMO_LOG_LEVEL: Type.Optional(
     Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   ),
@@ -110,6 +114,17 @@ export interface Config {
    * (docs/design.md §3.4.1).
    */
   readonly searchEmbeddingTimeoutMs: number;
+  /** Memory in chat calls (docs/memory-chat.md). */
+  readonly memoryChat: {
+    /** `review`: what extraction learns waits in the studio for its owner to accept or drop. */
+    readonly extraction: 'auto' | 'review';
+    /** The catalog model (or the router) extraction calls use; the router when unset. */
+    readonly extractionModel: string | undefined;
+    /** The most tokens (estimated) of memories one call's prompt is given. */
+    readonly recallTokens: number;
+    /** A store with at most this many memories is recalled whole, else searched. */
+    readonly wholeStoreUpTo: number;
+  };
 }
 
 /**
@@ -209,6 +224,12 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
     gatewayTimeoutMs: Number(env.MNEMO_GATEWAY_TIMEOUT_SECONDS ?? '300') * 1000,
     gatewayWebSocketIdleMs: Number(env.MNEMO_GATEWAY_WS_IDLE_SECONDS ?? '600') * 1000,
     searchEmbeddingTimeoutMs: Number(env.MNEMO_SEARCH_EMBEDDING_TIMEOUT_MS ?? '2000'),
+    memoryChat: {
+      extraction: env.MNEMO_MEMORY_EXTRACTION ?? 'auto',
+      extractionModel: env.MNEMO_MEMORY_EXTRACTION_MODEL,
+      recallTokens: Number(env.MNEMO_MEMORY_RECALL_TOKENS ?? '1000'),
+      wholeStoreUpTo: Number(env.MNEMO_MEMORY_RECALL_WHOLE_STORE ?? '50'),
+    },
     logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
   });
 }

@@ -19,6 +19,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { ApiKeyAuthenticator } from '../keys/api-key-auth.ts';
 import { API_KEY_PREFIX } from '../keys/api-key-secret.ts';
+import type { MemoryMode } from '../keys/memory-modes.ts';
 import { findLiveConnection } from '../oauth/connections.repository.ts';
 import {
   builtInIssuer,
@@ -41,6 +42,16 @@ import { allows, MCP_SCOPE_NAMES, type PlatformScope } from './scopes.ts';
 
 /** The scopes the MCP tools need: reading memories, and writing them. */
 export const MCP_SCOPES = MCP_SCOPE_NAMES;
+
+/**
+ * What an API key may do here: its memory rights (docs/memory-chat.md) bound every use of the
+ * key, so a key that may not read memories in chat calls reads none through the tools either.
+ */
+const keyScopes: Record<MemoryMode, readonly PlatformScope[]> = {
+  off: [],
+  read: ['memory:read'],
+  'read-write': MCP_SCOPES,
+};
 
 /** Who a verified credential speaks for, and in which organization. */
 export interface McpCredential {
@@ -140,8 +151,8 @@ export function createMcpAuthentication(
   async function apiKey(authorization: string | undefined): Promise<McpCredential> {
     const result = await deps.authenticateApiKey(authorization);
     if (result.ok) {
-      const { userId, orgId } = result.holder;
-      return { issuer, userId, orgId, scopes: new Set(MCP_SCOPES) };
+      const { userId, orgId, memory } = result.holder;
+      return { issuer, userId, orgId, scopes: new Set(keyScopes[memory.access]) };
     }
     switch (result.refusal) {
       case 'unknown':

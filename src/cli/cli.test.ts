@@ -362,6 +362,7 @@ describe('migrate', () => {
         '2026-11-24T03_memory_search',
         '2026-11-24T04_memory_embeddings',
         '2026-11-24T05_oauth_connections',
+        '2026-11-25T00_memory_chat',
       ],
     });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);

@@ -8,6 +8,7 @@ import * as reasoningTokens from './migrations/2026-11-24T02_reasoning_tokens.ts
 import * as memorySearch from './migrations/2026-11-24T03_memory_search.ts';
 import * as memoryEmbeddings from './migrations/2026-11-24T04_memory_embeddings.ts';
 import * as oauthConnections from './migrations/2026-11-24T05_oauth_connections.ts';
+import * as memoryChat from './migrations/2026-11-25T00_memory_chat.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T03_memory_search': memorySearch,
   '2026-11-24T04_memory_embeddings': memoryEmbeddings,
   '2026-11-24T05_oauth_connections': oauthConnections,
+  '2026-11-25T00_memory_chat': memoryChat,
 };
 
 export class UnknownSchemaError extends Error {

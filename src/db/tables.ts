@@ -124,7 +124,14 @@ export interface ApiKeysTable {
   last_used_at: number | null;
   expires_at: number | null;
   revoked_at: number | null;
+  /** What a chat call does with memory when it does not say (docs/memory-chat.md). */
+  memory: Generated<MemoryMode>;
+  /** The most memory any chat call with the key may use, whatever it asks. */
+  memory_access: Generated<MemoryMode>;
 }
+
+/** Memory in a chat call: none, recall, or recall and learning (docs/memory-chat.md). */
+export type MemoryMode = 'off' | 'read' | 'read-write';
 
 /** One call of the chat interface. */
 export interface UsageRecordsTable {
@@ -145,6 +152,24 @@ export interface UsageRecordsTable {
   latency_ms: number;
   /** The HTTP status the caller got. */
   status: number;
+  /** A client's call, or the extraction call that learned memories from one. */
+  kind: Generated<'chat' | 'extraction'>;
+}
+
+/** A memory an extraction call found, waiting for its owner to accept or drop it. */
+export interface MemoryProposalsTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  key_id: string;
+  /** The project pool it would go to; null for the user's own store. */
+  project_id: string | null;
+  action: 'add' | 'update';
+  /** The memory an update would change; null for an add. */
+  memory_id: string | null;
+  content: string;
+  category: string | null;
+  created_at: number;
 }
 
 export interface SigningKeysTable {
@@ -229,6 +254,7 @@ export interface Tables {
   oauth_connections: OAuthConnectionsTable;
   api_keys: ApiKeysTable;
   usage_records: UsageRecordsTable;
+  memory_proposals: MemoryProposalsTable;
 }
 
 /** A memory as the service sees it: its search terms are the repository's to write. */

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { KeyHolder } from '../keys/api-key-auth.ts';
 import { costMicroUsd } from '../usage/usage.cost.ts';
-import type { UsageRecorder } from '../usage/usage.recorder.ts';
+import type { UsageKind, UsageRecorder } from '../usage/usage.recorder.ts';
 import type { ModelConfig } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import type { ChatChunk, ChatUsage } from './provider.ts';
@@ -21,6 +21,8 @@ export interface FinishedCall {
   readonly status: number;
   /** `Date.now()` when the call arrived. */
   readonly startedAt: number;
+  /** A client's call (default), or an extraction the gateway made after one. */
+  readonly kind?: UsageKind | undefined;
 }
 
 /**
@@ -39,7 +41,7 @@ export interface CallUsage {
 
 export function createCallUsage(recorder: UsageRecorder, log: FastifyBaseLogger): CallUsage {
   return {
-    finished({ caller, model, usage, status, startedAt }) {
+    finished({ caller, model, usage, status, startedAt, kind }) {
       if (model === undefined) return;
       const promptTokens = count(usage?.prompt_tokens);
       const completionTokens = count(usage?.completion_tokens);
@@ -60,6 +62,7 @@ export function createCallUsage(recorder: UsageRecorder, log: FastifyBaseLogger)
           : null,
         latencyMs: Math.max(0, Date.now() - startedAt),
         status,
+        kind: kind ?? 'chat',
       };
       recorder.record(row).catch((error: unknown) => {
         log.error({ err: error, usage: row }, 'usage of a chat call could not be recorded');
@@ -77,21 +80,32 @@ export interface StreamTally {
    * and of what was passed on so far.
    */
   usage(): ChatUsage;
+  /** The answer's text so far (its first choice's content), up to 8,000 characters. */
+  text(): string;
 }
+
+/** What a stream's text is kept of: enough for an extraction to read the answer as context. */
+const KEPT_TEXT_CHARS = 8000;
 
 export function tallyStream(source: AsyncIterable<ChatChunk>, request: ChatRequest): StreamTally {
   let reported: ChatUsage | undefined;
   let chars = 0;
+  let text = '';
   async function* chunks(): AsyncGenerator<ChatChunk> {
     for await (const chunk of source) {
       if (chunk.usage) reported = chunk.usage;
       chars += deltaChars(chunk);
+      const content = chunk.choices[0]?.index === 0 ? chunk.choices[0].delta.content : undefined;
+      if (typeof content === 'string' && text.length < KEPT_TEXT_CHARS) {
+        text = (text + content).slice(0, KEPT_TEXT_CHARS);
+      }
       yield chunk;
     }
   }
   return {
     chunks: chunks(),
     usage: () => reported ?? estimatedUsage(request, chars),
+    text: () => text,
   };
 }
 

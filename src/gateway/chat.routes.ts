@@ -5,6 +5,8 @@ import type { ModelConfig } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import { checkChatRequest } from './chat.validation.ts';
 import type { Dispatcher } from './dispatch.ts';
+import type { MemoryCalls } from './memory/memory-calls.ts';
+import { memoryUseOf } from './memory/memory-switch.ts';
 import { GatewayError } from './openai-errors.ts';
 import {
   type ChatChunk,
@@ -24,6 +26,8 @@ export const GATEWAY_BODY_LIMIT = 32 * 1024 * 1024;
 export interface ChatRoutesDeps {
   readonly dispatcher: Dispatcher;
   readonly usage: CallUsage;
+  /** Recall and learning for calls that ask for memory (docs/memory-chat.md). */
+  readonly memory: MemoryCalls;
 }
 
 /**
@@ -32,7 +36,7 @@ export interface ChatRoutesDeps {
  * ending in `data: [DONE]` (the usage chunk only when `stream_options.include_usage` asks).
  */
 export function registerChatRoutes(app: FastifyInstance, deps: ChatRoutesDeps): void {
-  const { dispatcher, usage } = deps;
+  const { dispatcher, usage, memory } = deps;
 
   app.post(
     '/chat/completions',
@@ -42,29 +46,39 @@ export function registerChatRoutes(app: FastifyInstance, deps: ChatRoutesDeps): 
       const checked = checkChatRequest(request.body);
       if (checked instanceof GatewayError) throw checked;
       const caller = request.keyHolder;
+      const use = memoryUseOf(request.headers, caller);
+      if (use instanceof GatewayError) throw use;
+      // Without memory the request goes out exactly as it came.
+      const recall = use && (await memory.prepare(use, caller, checked));
+      const chat = recall ? recall.chat : checked;
       const signal = abortWhenGone(reply);
       const finished = (model: ModelConfig | undefined, status: number, reported?: ChatUsage) =>
         usage.finished({ caller, model, usage: reported, status, startedAt });
 
-      if (checked.stream === true) {
-        const dispatched = await dispatcher.stream(checked, signal);
+      if (chat.stream === true) {
+        const dispatched = await dispatcher.stream(chat, signal);
         if (!dispatched.ok) {
           finished(dispatched.model, signal.aborted ? 499 : dispatched.error.status);
           throw dispatched.error;
         }
-        const tally = tallyStream(dispatched.value, checked);
-        const status = await relay(reply, checked, tally.chunks, dispatched.headers);
+        const tally = tallyStream(dispatched.value, chat);
+        const headers = recall ? { ...dispatched.headers, ...recall.headers } : dispatched.headers;
+        const status = await relay(reply, chat, tally.chunks, headers);
         finished(dispatched.model, status, tally.usage());
+        if (status === 200) recall?.answered(tally.text());
         return reply;
       }
 
-      const dispatched = await dispatcher.complete(checked, signal);
+      const dispatched = await dispatcher.complete(chat, signal);
       if (!dispatched.ok) {
         finished(dispatched.model, signal.aborted ? 499 : dispatched.error.status);
         throw dispatched.error;
       }
       finished(dispatched.model, 200, dispatched.value.usage);
-      return reply.headers(dispatched.headers).send(withReasoningContent(dispatched.value));
+      if (recall) reply.headers(recall.headers);
+      reply.headers(dispatched.headers).send(withReasoningContent(dispatched.value));
+      recall?.answered(dispatched.value.choices[0]?.message.content ?? null);
+      return reply;
     },
   );
 }

@@ -9,6 +9,13 @@ import type { Catalog } from './catalog.ts';
 import { registerChatRoutes } from './chat.routes.ts';
 import type { Dispatcher } from './dispatch.ts';
 import {
+  createMemoryCalls,
+  extractionModelId,
+  type MemoryCalls,
+  type MemoryCallsConfig,
+} from './memory/memory-calls.ts';
+import type { ChatMemoryStore } from './memory/memory-port.ts';
+import {
   GatewayError,
   gatewayErrorOf,
   sendGatewayError,
@@ -31,6 +38,14 @@ export interface GatewayRoutesDeps {
   readonly sealer: Sealer;
   /** How long a `/v1/responses` WebSocket may sit idle (MNEMO_GATEWAY_WS_IDLE_SECONDS). */
   readonly websocketIdleMs: number;
+  /** Memory in chat calls: the store's port (src/memory/chat-memory.ts) and its settings. */
+  readonly memory: {
+    readonly store: ChatMemoryStore;
+    readonly config: Omit<MemoryCallsConfig, 'extractionModel'> & {
+      /** MNEMO_MEMORY_EXTRACTION_MODEL; the router when unset. */
+      readonly extractionModel: string | undefined;
+    };
+  };
 }
 
 declare module 'fastify' {
@@ -60,8 +75,22 @@ const newRequestId = () => `req_${randomUUID().replaceAll('-', '')}`;
  * The chat-completions-compatible interface under `/v1`: every answer in OpenAI's shapes,
  * errors included, with an `x-request-id`; authenticated by API keys.
  */
-export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRoutesDeps): void {
+export function registerGatewayRoutes(
+  parent: FastifyInstance,
+  deps: GatewayRoutesDeps,
+): MemoryCalls {
   const { catalog, dispatcher } = deps;
+  const usage = createCallUsage(deps.usage, parent.log);
+  const memory = createMemoryCalls({
+    store: deps.memory.store,
+    dispatcher,
+    usage,
+    log: parent.log,
+    config: {
+      ...deps.memory.config,
+      extractionModel: extractionModelId(catalog, deps.memory.config.extractionModel),
+    },
+  });
 
   parent.register(
     async (app) => {
@@ -84,9 +113,8 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
         sendGatewayError(reply, unknownUrl(request.method, request.url)),
       );
 
-      const usage = createCallUsage(deps.usage, app.log);
-      registerChatRoutes(app, { dispatcher, usage });
-      registerResponsesRoutes(app, { dispatcher, usage, sealer: deps.sealer });
+      registerChatRoutes(app, { dispatcher, usage, memory });
+      registerResponsesRoutes(app, { dispatcher, usage, sealer: deps.sealer, memory });
       registerResponsesWebSocket(app, {
         dispatcher,
         usage,
@@ -137,6 +165,7 @@ export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRout
     },
     { prefix: '/v1' },
   );
+  return memory;
 }
 
 /**

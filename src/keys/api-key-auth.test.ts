@@ -94,11 +94,23 @@ describe('authenticateApiKey', () => {
     const authenticate = createApiKeyAuthenticator({ database: t.database, lastUsed: idle() });
     expect(await authenticate(`Bearer ${plain.secret}`)).toEqual({
       ok: true,
-      holder: { orgId, userId: owner.id, keyId: plain.key.id },
+      holder: {
+        orgId,
+        userId: owner.id,
+        keyId: plain.key.id,
+        memory: { mode: 'off', access: 'read-write' },
+        member: { role: 'owner', memoryEnabled: null, userOverride: 'members' },
+      },
     });
     expect(await authenticate(`bearer  ${bound.secret} `)).toEqual({
       ok: true,
-      holder: { orgId, userId: owner.id, keyId: bound.key.id },
+      holder: {
+        orgId,
+        userId: owner.id,
+        keyId: bound.key.id,
+        memory: { mode: 'off', access: 'read-write' },
+        member: { role: 'owner', memoryEnabled: null, userOverride: 'members' },
+      },
     });
   });
 

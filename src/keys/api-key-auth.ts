@@ -1,15 +1,28 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { MemberRole, OrganizationsTable } from '../db/tables.ts';
 import { bearerToken } from '../platform/bearer.ts';
 import { hashApiKey, parseApiKey } from './api-key-secret.ts';
 import { createApiKeyLookup } from './keys.repository.ts';
 import type { LastUsedRecorder } from './last-used.ts';
+import type { MemoryMode } from './memory-modes.ts';
 
 /** Who a call of the chat interface acts as: the API key's organization, user and key. */
 export interface KeyHolder {
   readonly orgId: string;
   readonly userId: string;
   readonly keyId: string;
+  /** The key's memory settings (docs/memory-chat.md). */
+  readonly memory: { readonly mode: MemoryMode; readonly access: MemoryMode };
+  /**
+   * The user's standing in the key's organization, read with the key: what acting on their
+   * memories needs (the memory API's Caller), at no further cost.
+   */
+  readonly member: {
+    readonly role: MemberRole;
+    readonly memoryEnabled: boolean | null;
+    readonly userOverride: OrganizationsTable['user_override'];
+  };
 }
 
 /**
@@ -88,7 +101,20 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
     if (key.role === null) return refuse('owner-not-member');
 
     deps.lastUsed.record(key.id, at);
-    return { ok: true, holder: { orgId: key.org_id, userId: key.user_id, keyId: key.id } };
+    return {
+      ok: true,
+      holder: {
+        orgId: key.org_id,
+        userId: key.user_id,
+        keyId: key.id,
+        memory: { mode: key.memory, access: key.memory_access },
+        member: {
+          role: key.role,
+          memoryEnabled: key.memory_enabled === null ? null : Boolean(key.memory_enabled),
+          userOverride: key.user_override,
+        },
+      },
+    };
   };
 }
 

@@ -9,3 +9,6 @@ export const expiryInPast = () => badRequest('expiresAt must be in the future');
 // The memory API's project rules: not in this organization 404, not readable 403.
 export const projectNotFound = () => notFound('project not found');
 export const projectForbidden = () => forbidden('no access to this project');
+export const noKeyChanges = () => badRequest('memory or memoryAccess is required');
+export const memoryBeyondAccess = () =>
+  badRequest('memory cannot exceed memoryAccess (off < read < read-write)');

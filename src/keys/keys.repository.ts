@@ -1,7 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
-import type { ApiKeysTable, MemberRole, Tables, UsersTable } from '../db/tables.ts';
+import type {
+  ApiKeysTable,
+  MemberRole,
+  MemoryMode,
+  OrganizationsTable,
+  Tables,
+  UsersTable,
+} from '../db/tables.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 /** A key as lists show it: everything but the hash. */
@@ -18,6 +25,8 @@ const VIEW = [
   'last_used_at',
   'expires_at',
   'revoked_at',
+  'memory',
+  'memory_access',
 ] as const;
 
 export async function insertApiKey(db: Kysely<Tables>, row: ApiKeyRow): Promise<void> {
@@ -68,6 +77,15 @@ export async function revokeApiKey(db: Kysely<Tables>, id: string, at: number): 
   return result.numUpdatedRows > 0n;
 }
 
+/** Sets a key's memory settings. */
+export async function setKeyMemory(
+  db: Kysely<Tables>,
+  id: string,
+  settings: { memory: MemoryMode; memory_access: MemoryMode },
+): Promise<void> {
+  await db.updateTable('api_keys').set(settings).where('id', '=', id).execute();
+}
+
 /** Moves `last_used_at` forward to `at`, never back (flushes of several processes interleave). */
 export async function touchApiKey(db: Kysely<Tables>, id: string, at: number): Promise<void> {
   await db
@@ -89,10 +107,16 @@ export interface ApiKeyCredentialRow {
   readonly status: UsersTable['status'];
   /** The user's role in the key's organization; null when no longer a member. */
   readonly role: MemberRole | null;
+  readonly memory: MemoryMode;
+  readonly memory_access: MemoryMode;
+  /** The organization's memory switch and override policy, for a call that uses memory. */
+  readonly memory_enabled: OrganizationsTable['memory_enabled'];
+  readonly user_override: OrganizationsTable['user_override'];
 }
 
 /**
- * The key with this hash (a unique index), its user's status and membership, in one query
+ * The key with this hash (a unique index), its user's status and membership, and what a call
+ * using memory needs of its organization, in one query
  * compiled once, run on the reader: the chat interface runs it on every call.
  */
 export function createApiKeyLookup(database: Pick<Database, 'db' | 'reader'>) {
@@ -101,6 +125,7 @@ export function createApiKeyLookup(database: Pick<Database, 'db' | 'reader'>) {
     db
       .selectFrom('api_keys as k')
       .innerJoin('users as u', 'u.id', 'k.user_id')
+      .innerJoin('organizations as o', 'o.id', 'k.org_id')
       .leftJoin('memberships as m', (join) =>
         join.onRef('m.org_id', '=', 'k.org_id').onRef('m.user_id', '=', 'k.user_id'),
       )
@@ -113,6 +138,10 @@ export function createApiKeyLookup(database: Pick<Database, 'db' | 'reader'>) {
         'k.revoked_at',
         'u.status',
         'm.role',
+        'k.memory',
+        'k.memory_access',
+        'o.memory_enabled',
+        'o.user_override',
       ])
       .where('k.secret_hash', '=', p.hash),
   );

@@ -48,7 +48,7 @@ function checked(res: LightMyRequestResponse): Answer {
 
 async function call(
   token: string | undefined,
-  method: 'GET' | 'POST' | 'DELETE' | 'PUT',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT',
   url: string,
   payload?: unknown,
   headers: Record<string, string> = {},
@@ -252,6 +252,8 @@ describe('create', () => {
       name: 'CI runner',
       prefix: secret.slice(0, API_KEY_PREFIX.length + 4),
       userId: as('member').id,
+      memory: 'off',
+      memoryAccess: 'read-write',
       createdAt: expect.stringMatching(TIMESTAMP),
       lastUsedAt: null,
       expiresAt: null,
@@ -355,7 +357,7 @@ describe('create', () => {
     expect(res.headers.allow).toBe('GET, POST, HEAD');
     const one = await call(token, 'GET', `${BASE}/${randomUUID()}`);
     expect(one).toMatchObject({ status: 405 });
-    expect(one.headers.allow).toBe('DELETE');
+    expect(one.headers.allow).toBe('PATCH, DELETE');
   });
 });
 
@@ -420,12 +422,91 @@ describe('list', () => {
         'expiresAt',
         'id',
         'lastUsedAt',
+        'memory',
+        'memoryAccess',
         'name',
         'prefix',
         'revokedAt',
         'userId',
       ]);
     }
+  });
+});
+
+describe('memory settings', () => {
+  test('set at creation; memory may not exceed memoryAccess, and nothing is made then', async () => {
+    const { key } = await create(as('member').token, {
+      name: 'assistant',
+      memory: 'read',
+      memoryAccess: 'read',
+    });
+    expect(key).toMatchObject({ memory: 'read', memoryAccess: 'read' });
+    const before = (await list(as('member').token)).length;
+    for (const body of [
+      { name: 'x', memory: 'read-write', memoryAccess: 'read' },
+      { name: 'x', memory: 'read', memoryAccess: 'off' },
+    ]) {
+      expect(await call(as('member').token, 'POST', BASE, body)).toMatchObject({
+        status: 400,
+        body: { error: 'memory cannot exceed memoryAccess (off < read < read-write)' },
+      });
+    }
+    expect(
+      await call(as('member').token, 'POST', BASE, { name: 'x', memory: 'always' }),
+    ).toMatchObject({
+      status: 400,
+    });
+    expect(await list(as('member').token)).toHaveLength(before);
+  });
+
+  test('PATCH changes them for the next call of the key, audited; the rule and the rights hold', async () => {
+    const { key, secret } = await create(as('member').token, { name: 'agent' });
+    const url = `${BASE}/${key.id}`;
+    const patched = await call(as('member').token, 'PATCH', url, { memory: 'read-write' });
+    expect(patched).toMatchObject({
+      status: 200,
+      body: { key: { ...key, memory: 'read-write', memoryAccess: 'read-write' } },
+    });
+    const found = await t.database.db
+      .selectFrom('api_keys')
+      .select(['memory', 'memory_access'])
+      .where('secret_hash', '=', hashApiKey(parseApiKey(secret)?.secret ?? ''))
+      .executeTakeFirstOrThrow();
+    expect(found).toEqual({ memory: 'read-write', memory_access: 'read-write' });
+
+    // Lowering the rights below the setting is refused, and changes nothing.
+    expect(await call(as('member').token, 'PATCH', url, { memoryAccess: 'read' })).toMatchObject({
+      status: 400,
+      body: { error: 'memory cannot exceed memoryAccess (off < read < read-write)' },
+    });
+    expect(
+      await call(as('member').token, 'PATCH', url, { memory: 'off', memoryAccess: 'off' }),
+    ).toMatchObject({ status: 200, body: { key: { memory: 'off', memoryAccess: 'off' } } });
+    expect(await call(as('member').token, 'PATCH', url, {})).toMatchObject({
+      status: 400,
+      body: { error: 'memory or memoryAccess is required' },
+    });
+    expect(await call(as('member').token, 'PATCH', url, { name: 'renamed' })).toMatchObject({
+      status: 400,
+    });
+    // Another member's key is not theirs to see; an admin may change it.
+    expect(await call(as('member2').token, 'PATCH', url, { memory: 'off' })).toEqual(
+      expect.objectContaining({ status: 404, body: NOT_FOUND }),
+    );
+    expect(await call(as('admin').token, 'PATCH', url, { memoryAccess: 'read' })).toMatchObject({
+      status: 200,
+      body: { key: { memory: 'off', memoryAccess: 'read' } },
+    });
+    const audits = await t.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_id', 'details'])
+      .where('action', '=', 'api_key.update')
+      .execute();
+    expect(audits.filter((a) => a.details?.includes(key.id)).map((a) => a.actor_id)).toEqual([
+      as('member').id,
+      as('member').id,
+      as('admin').id,
+    ]);
   });
 });
 

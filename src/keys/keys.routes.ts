@@ -12,6 +12,8 @@ import {
   KeyIdParams,
   KeyListResponse,
   RevokedResponse,
+  UpdatedKeyResponse,
+  UpdateKeyBody,
 } from './keys.schemas.ts';
 import { createKeysService } from './keys.service.ts';
 
@@ -74,6 +76,22 @@ export function registerKeyRoutes(parent: FastifyInstance, deps: KeyRoutesDeps):
       async (request) => ({ keys: await service.list(request.caller) }),
     );
 
+    app.patch(
+      `${BASE}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: "Change an API key's memory settings (memory, memoryAccess)",
+          params: KeyIdParams,
+          body: UpdateKeyBody,
+          response: { 200: UpdatedKeyResponse, ...errors },
+        },
+      },
+      async (request) => ({
+        key: await service.update(request.caller, request.params.id, request.body),
+      }),
+    );
+
     app.delete(
       `${BASE}/:id`,
       {
@@ -92,5 +110,5 @@ export function registerKeyRoutes(parent: FastifyInstance, deps: KeyRoutesDeps):
   });
 
   registerMethodNotAllowed(parent, BASE, ['GET', 'POST']);
-  registerMethodNotAllowed(parent, `${BASE}/:id`, ['DELETE']);
+  registerMethodNotAllowed(parent, `${BASE}/:id`, ['PATCH', 'DELETE']);
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { MemoryModeSchema } from './memory-modes.ts';
 
 const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 const Timestamp = (description: string) =>
@@ -7,6 +8,15 @@ const NullableTimestamp = (description: string) =>
   Type.Union([Timestamp(description), Type.Null()], { description });
 
 export const NAME_MAX_CHARS = 100;
+
+const memoryField = (fallback: string) =>
+  MemoryModeSchema(
+    `What a chat call (/v1) made with the key does with its owner's memories when the call sends no x-mnemo-memory header: off, read (recall them into the prompt) or read-write (recall, and learn from the conversation)${fallback}`,
+  );
+const memoryAccessField = (fallback: string) =>
+  MemoryModeSchema(
+    `The most memory any chat call made with the key may use, whatever its header asks: off (the key can never read or write memories), read, or read-write; memory may not exceed it${fallback}`,
+  );
 
 /** An API key as the platform API shows it: never the secret, nor its hash. */
 export const ApiKey = Type.Object(
@@ -19,6 +29,8 @@ export const ApiKey = Type.Object(
     }),
     projectId: Type.Optional(Uuid('The project the key is bound to; absent when none')),
     userId: Uuid('The member who made the key and whom it acts as'),
+    memory: memoryField(''),
+    memoryAccess: memoryAccessField(''),
     createdAt: Timestamp('When the key was made (UTC, milliseconds)'),
     lastUsedAt: NullableTimestamp(
       'When the key last authenticated a call, to within a few seconds; null when never',
@@ -44,10 +56,24 @@ export const CreateKeyBody = Type.Object(
     projectId: Type.Optional(
       Uuid('Bind the key to this project of the organization (one you can read)'),
     ),
+    memory: Type.Optional(memoryField('; default off')),
+    memoryAccess: Type.Optional(memoryAccessField('; default read-write')),
   },
   { additionalProperties: false },
 );
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
+
+export const UpdateKeyBody = Type.Object(
+  {
+    memory: Type.Optional(memoryField('')),
+    memoryAccess: Type.Optional(memoryAccessField('')),
+  },
+  {
+    additionalProperties: false,
+    description: 'The memory settings to change (at least one); the others keep their values',
+  },
+);
+export type UpdateKeyBody = Static<typeof UpdateKeyBody>;
 
 export const KeyIdParams = Type.Object({
   id: Type.String({ description: 'API key id (UUID)' }),
@@ -75,6 +101,11 @@ export const KeyListResponse = Type.Object(
     description:
       'The keys you can see, newest first: your own, or every key of the organization for owners and admins; revoked keys included',
   },
+);
+
+export const UpdatedKeyResponse = Type.Object(
+  { key: ApiKey },
+  { description: 'The key with its new settings' },
 );
 
 export const RevokedResponse = Type.Object(

@@ -8,8 +8,10 @@ import { generateApiKey } from './api-key-secret.ts';
 import {
   expiryInPast,
   keyNotFound,
+  memoryBeyondAccess,
   nameRequired,
   nameTooLong,
+  noKeyChanges,
   projectForbidden,
   projectNotFound,
 } from './keys.errors.ts';
@@ -20,8 +22,15 @@ import {
   insertApiKey,
   listApiKeys,
   revokeApiKey,
+  setKeyMemory,
 } from './keys.repository.ts';
-import { type ApiKey, type CreateKeyBody, NAME_MAX_CHARS } from './keys.schemas.ts';
+import {
+  type ApiKey,
+  type CreateKeyBody,
+  NAME_MAX_CHARS,
+  type UpdateKeyBody,
+} from './keys.schemas.ts';
+import { covers, type MemoryMode } from './memory-modes.ts';
 
 export interface KeysServiceDeps {
   readonly database: Database;
@@ -38,6 +47,8 @@ export function toApiKey(row: ApiKeyView): ApiKey {
     prefix: row.prefix,
     ...(row.project_id === null ? {} : { projectId: row.project_id }),
     userId: row.user_id,
+    memory: row.memory,
+    memoryAccess: row.memory_access,
     createdAt: new Date(row.created_at).toISOString(),
     lastUsedAt: iso(row.last_used_at),
     expiresAt: iso(row.expires_at),
@@ -69,6 +80,12 @@ export function createKeysService(deps: KeysServiceDeps) {
     return expiresAt;
   }
 
+  /** A key's memory settings as they would be: what calls do may not exceed what they may. */
+  function checkMemory(memory: MemoryMode, access: MemoryMode) {
+    if (!covers(access, memory)) throw memoryBeyondAccess();
+    return { memory, memory_access: access };
+  }
+
   async function checkProject(caller: Caller, raw: string | undefined): Promise<string | null> {
     if (raw === undefined) return null;
     const projectId = raw.toLowerCase();
@@ -84,6 +101,7 @@ export function createKeysService(deps: KeysServiceDeps) {
       const createdAt = now();
       const name = checkName(body.name);
       const expiresAt = checkExpiry(body.expiresAt, createdAt);
+      const settings = checkMemory(body.memory ?? 'off', body.memoryAccess ?? 'read-write');
       const projectId = await checkProject(caller, body.projectId);
       const { secret, prefix, hash } = generateApiKey();
       const row: ApiKeyRow = {
@@ -98,6 +116,7 @@ export function createKeysService(deps: KeysServiceDeps) {
         last_used_at: null,
         expires_at: expiresAt,
         revoked_at: null,
+        ...settings,
       };
       await database.write(async (trx) => {
         await insertApiKey(trx, row);
@@ -117,6 +136,40 @@ export function createKeysService(deps: KeysServiceDeps) {
     async list(caller: Caller): Promise<ApiKey[]> {
       const owner = seesAll(caller) ? undefined : caller.userId;
       return (await listApiKeys(database.db, caller.orgId, owner)).map(toApiKey);
+    },
+
+    /**
+     * Changes a key's memory settings, for the key's owner or the organization's owners and
+     * admins; every later call with it sees them (the key check reads them with the key).
+     */
+    async update(caller: Caller, rawId: string, body: UpdateKeyBody): Promise<ApiKey> {
+      if (body.memory === undefined && body.memoryAccess === undefined) throw noKeyChanges();
+      const id = parseUuid(rawId);
+      if (!id) throw keyNotFound();
+      const updated = await database.write(async (trx) => {
+        const key = await findApiKey(trx, caller.orgId, id);
+        if (!key || (!seesAll(caller) && key.user_id !== caller.userId)) return undefined;
+        const settings = checkMemory(
+          body.memory ?? key.memory,
+          body.memoryAccess ?? key.memory_access,
+        );
+        await setKeyMemory(trx, id, settings);
+        await recordAudit(trx, {
+          orgId: caller.orgId,
+          actorId: caller.userId,
+          targetId: key.user_id,
+          action: 'api_key.update',
+          details: {
+            keyId: id,
+            name: key.name,
+            memory: settings.memory,
+            memoryAccess: settings.memory_access,
+          },
+        });
+        return { ...key, ...settings };
+      });
+      if (!updated) throw keyNotFound();
+      return toApiKey(updated);
     },
 
     /** Revokes a key the caller may manage; a key already revoked is left as it is. */

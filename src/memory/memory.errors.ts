@@ -26,3 +26,4 @@ export const editConflict = (current: MemoryItem) =>
 export const searchQueryRequired = () => badRequest('q is required');
 export const invalidSearchLimit = (max: number) =>
   badRequest(`limit must be an integer from 1 to ${max}`);
+export const proposalNotFound = () => notFound('proposal not found');

@@ -140,6 +140,29 @@ export function createMemoryRepository(database: Database) {
       .orderBy('created_at')
       .orderBy('id'),
   );
+  // Counts no further than needed: whether a store is small is all a chat call asks.
+  const activeCountUpTo = prepareQuery((p: { scopeId: string; limit: number }) =>
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('memories')
+          .select('id')
+          .where('scope_id', '=', p.scopeId)
+          .where('deleted_at', 'is', null)
+          .limit(p.limit)
+          .as('active'),
+      )
+      .select((eb) => eb.fn.countAll<number | string>().as('count')),
+  );
+  const recentActive = prepareQuery((p: { scopeId: string; limit: number }) =>
+    db
+      .selectFrom('memories')
+      .select(SHOWN)
+      .where('scope_id', '=', p.scopeId)
+      .where('deleted_at', 'is', null)
+      .orderBy('version', 'desc')
+      .limit(p.limit),
+  );
   const changedSince = prepareQuery((p: { scopeId: string; version: number }) =>
     db
       .selectFrom('memories')
@@ -275,6 +298,16 @@ export function createMemoryRepository(database: Database) {
     findById: (trx: QueryRunner, id: string) => byId.first(trx, { id }),
 
     listActive: (db: QueryRunner, scopeId: string) => listActive.rows(db, { scopeId }),
+
+    /** How many active memories the store holds, counting no further than `limit`. */
+    async activeCountUpTo(db: QueryRunner, scopeId: string, limit: number): Promise<number> {
+      const row = await activeCountUpTo.first(db, { scopeId, limit });
+      return Number(row?.count ?? 0);
+    },
+
+    /** The store's `limit` most recently changed active memories, the latest first. */
+    recentActive: (db: QueryRunner, scopeId: string, limit: number) =>
+      recentActive.rows(db, { scopeId, limit }),
 
     /** Rows changed after `version`, tombstones included, in commit order. */
     listChangedSince: (db: QueryRunner, scopeId: string, version: number) =>

@@ -206,6 +206,18 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     return neighbours.map((neighbour) => neighbour.id);
   }
 
+  /** A store's active memories that match `q`, best first (`search`'s ranking). */
+  async function findIn(
+    state: { id: string; version: number },
+    q: string,
+    category: string | null,
+    limit: number,
+  ): Promise<SearchResponse> {
+    if (semantic) return hybridSearch(semantic, state, q, category, limit);
+    const found = await deps.search.find(reader, state.id, analyzeQuery(q), { category, limit });
+    return { memories: found.map(scored), mode: 'lexical' };
+  }
+
   return {
     /** The list answer as its JSON body: full lists are kept serialized (see list-cache.ts). */
     async list(caller: Caller, query: ListQuery): Promise<string> {
@@ -259,22 +271,54 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       const limit = parseSearchLimit(query.limit);
       const { scope, target } = await targets.forList(caller, query);
       const state = await repo.readScope(reader, scope);
-      const category = query.category ?? null;
-      let answer: SearchResponse;
-      if (!state) {
-        // A store never written: nothing to find, in the mode search is configured for.
-        answer = { memories: [], mode: semantic ? 'hybrid' : 'lexical' };
-      } else if (!semantic) {
-        const found = await deps.search.find(reader, state.id, analyzeQuery(query.q), {
-          category,
-          limit,
-        });
-        answer = { memories: found.map(scored), mode: 'lexical' };
-      } else {
-        answer = await hybridSearch(semantic, state, query.q, category, limit);
-      }
+      const answer: SearchResponse = state
+        ? await findIn(state, query.q, query.category ?? null, limit)
+        : // A store never written: nothing to find, in the mode search is configured for.
+          { memories: [], mode: semantic ? 'hybrid' : 'lexical' };
       await auditAlone(caller, target, 'search');
       return answer;
+    },
+
+    /** Refuses as the API would a caller who may not read (or edit) the store. */
+    async checkStore(
+      caller: Caller,
+      input: { readonly project?: string | undefined },
+      need: 'read' | 'edit',
+    ): Promise<void> {
+      await (need === 'read' ? targets.forList(caller, input) : targets.forAdd(caller, input));
+    },
+
+    /**
+     * What a chat call recalls (docs/memory-chat.md): the whole store, most recently changed
+     * first, when it holds at most `wholeStoreUpTo` memories; else the `limit` best matches of
+     * `query` (the most recently changed when it has no words). The same access rules and
+     * audit as a list or a search.
+     */
+    async recall(
+      caller: Caller,
+      input: {
+        readonly project?: string | undefined;
+        readonly query: string;
+        readonly wholeStoreUpTo: number;
+        readonly limit: number;
+      },
+    ): Promise<MemoryItem[]> {
+      const { scope, target } = await targets.forList(caller, input);
+      const state = await repo.readScope(reader, scope);
+      let memories: MemoryItem[] = [];
+      if (state) {
+        const small =
+          (await repo.activeCountUpTo(reader, state.id, input.wholeStoreUpTo + 1)) <=
+          input.wholeStoreUpTo;
+        if (small || !/\S/u.test(input.query)) {
+          const limit = small ? input.wholeStoreUpTo : input.limit;
+          memories = (await repo.recentActive(reader, state.id, limit)).map(toMemoryItem);
+        } else {
+          memories = (await findIn(state, input.query, null, input.limit)).memories;
+        }
+      }
+      await auditAlone(caller, target, 'search');
+      return memories;
     },
 
     async get(caller: Caller, id: string, user: string | undefined): Promise<MemoryItem> {

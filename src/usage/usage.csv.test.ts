@@ -35,8 +35,11 @@ test('one line per call', () => {
       cost_micro_usd: 123,
       latency_ms: 800,
       status: 200,
+      kind: 'extraction',
     }),
-  ).toBe('2026-11-01T09:30:00.250Z,u,k,"odd,""model""",openai,10,5,15,0.000123,800,200,3\r\n');
+  ).toBe(
+    '2026-11-01T09:30:00.250Z,u,k,"odd,""model""",openai,10,5,15,0.000123,800,200,3,extraction\r\n',
+  );
 });
 
 test('file names: a date at midnight UTC, else the instant without colons', () => {

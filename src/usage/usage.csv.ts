@@ -15,6 +15,8 @@ export const USAGE_CSV_COLUMNS = [
   'status',
   // Last, so the columns before it keep their places for readers of earlier exports.
   'reasoning_tokens',
+  // `chat`, or `extraction` for a call that learned memories from one (docs/memory-chat.md).
+  'kind',
 ] as const;
 
 /**
@@ -51,6 +53,7 @@ export function usageCsvLine(row: UsageRecordRow): string {
     String(row.latency_ms),
     String(row.status),
     String(row.reasoning_tokens),
+    row.kind,
   ]);
 }
 

@@ -7,7 +7,7 @@ import { createUsageRepository, type NewUsageRecordRow } from './usage.repositor
  * One call of the chat interface (`/v1`), as the gateway reports it: who made it (the API key's
  * organization, user and key), and what it cost.
  */
-export interface UsageCall extends KeyHolder {
+export interface UsageCall extends Pick<KeyHolder, 'orgId' | 'userId' | 'keyId'> {
   /** When the call was made, milliseconds since the epoch; default: now. */
   readonly at?: number | undefined;
   /** The model that answered (for the router, the one it chose), e.g. `openai/gpt-4.1`. */
@@ -27,7 +27,14 @@ export interface UsageCall extends KeyHolder {
   readonly latencyMs: number;
   /** The HTTP status the caller got. */
   readonly status: number;
+  /**
+   * A client's call (`chat`, the default), or the extraction call the gateway made after one to
+   * learn memories from it (`extraction`, docs/memory-chat.md).
+   */
+  readonly kind?: UsageKind | undefined;
 }
+
+export type UsageKind = 'chat' | 'extraction';
 
 export interface UsageRecorder {
   /**
@@ -138,6 +145,7 @@ function rowOf(call: UsageCall): NewUsageRecordRow {
     reasoning_tokens: count(call.reasoningTokens ?? 0, 'reasoningTokens'),
     total_tokens: count(call.totalTokens ?? promptTokens + completionTokens, 'totalTokens'),
     cost_micro_usd: call.costMicroUsd === null ? null : count(call.costMicroUsd, 'costMicroUsd'),
+    kind: call.kind ?? 'chat',
     latency_ms: count(call.latencyMs, 'latencyMs'),
     status: httpStatus(call.status),
   };

@@ -12,7 +12,7 @@ export interface UsageVisibility {
   readonly userId: string | undefined;
 }
 
-export type UsageGrouping = 'day' | 'model' | 'key';
+export type UsageGrouping = 'day' | 'model' | 'key' | 'kind';
 
 /** Sums over some calls; costs in integer millionths of a dollar, so sums are exact. */
 export interface UsageSums {
@@ -47,6 +47,7 @@ const GROUP_EXPRESSIONS: Record<UsageGrouping, RawBuilder<number | string>> = {
   day: dayNumber,
   model: sql<string>`${sql.ref('model')}`,
   key: sql<string>`${sql.ref('key_id')}`,
+  kind: sql<string>`${sql.ref('kind')}`,
 };
 
 // PostgreSQL's sum of bigint is numeric, which pg hands over as a string: back to bigint

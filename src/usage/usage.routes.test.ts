@@ -9,7 +9,7 @@ import { EXPORT_PAGE_SIZE } from './usage.service.ts';
 const USAGE = '/api/v1/usage';
 const EXPORT = '/api/v1/usage/export.csv';
 const HEADER =
-  'time,user_id,key_id,model,provider,prompt_tokens,completion_tokens,total_tokens,cost_usd,latency_ms,status,reasoning_tokens\r\n';
+  'time,user_id,key_id,model,provider,prompt_tokens,completion_tokens,total_tokens,cost_usd,latency_ms,status,reasoning_tokens,kind\r\n';
 
 let t: TestApp;
 let recorder: UsageRecorder;
@@ -266,7 +266,7 @@ describe('the report', () => {
   });
 
   test.each([
-    [`${USAGE}?groupBy=week`, 'groupBy must be one of: day, model, key'],
+    [`${USAGE}?groupBy=week`, 'groupBy must be one of: day, model, key, kind'],
     [
       `${USAGE}?from=2026-02-30`,
       'from must be a date (YYYY-MM-DD) or a date-time with a time zone (YYYY-MM-DDTHH:mm:ssZ)',
@@ -366,8 +366,8 @@ describe('calls of unknown cost (a model without a price)', () => {
     const res = await get(who, `${EXPORT}?from=2026-03-01&to=2026-03-02`);
     expect(res.body).toBe(
       HEADER +
-        `2026-03-01T08:00:00.000Z,${userId},${keyId},openai/gpt-4.1,openai,100,20,120,0.004800,500,200,0\r\n` +
-        `2026-03-01T09:00:00.000Z,${userId},${keyId},local/llama3.1,local,50,5,55,,500,200,0\r\n`,
+        `2026-03-01T08:00:00.000Z,${userId},${keyId},openai/gpt-4.1,openai,100,20,120,0.004800,500,200,0,chat\r\n` +
+        `2026-03-01T09:00:00.000Z,${userId},${keyId},local/llama3.1,local,50,5,55,,500,200,0,chat\r\n`,
     );
   });
 });
@@ -407,8 +407,8 @@ describe('the CSV export', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toBe(
       HEADER +
-        `2026-03-01T09:00:00.000Z,${owner.id},${keyId},openai/gpt-4.1,openai,100,20,125,0.000360,500,200,0\r\n` +
-        `2026-03-01T10:00:00.250Z,${owner.id},${keyId},"odd,""model""",simulated,7,3,10,0.004800,1234,502,2\r\n`,
+        `2026-03-01T09:00:00.000Z,${owner.id},${keyId},openai/gpt-4.1,openai,100,20,125,0.000360,500,200,0,chat\r\n` +
+        `2026-03-01T10:00:00.250Z,${owner.id},${keyId},"odd,""model""",simulated,7,3,10,0.004800,1234,502,2,chat\r\n`,
     );
   });
 

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 
-export const GROUPINGS = ['day', 'model', 'key'] as const;
+export const GROUPINGS = ['day', 'model', 'key', 'kind'] as const;
 
 const bound = (description: string) =>
   Type.String({ description, examples: ['2026-11-01', '2026-11-01T09:30:00Z'] });
@@ -20,7 +20,8 @@ export const UsageQuery = Type.Object(
     ...rangeFields,
     groupBy: Type.Optional(
       Type.Enum(GROUPINGS, {
-        description: 'Group by UTC day (default), by the model that answered, or by API key',
+        description:
+          "Group by UTC day (default), by the model that answered, by API key, or by kind of call: chat (a client's call) or extraction (the call that learned memories from one)",
       }),
     ),
   },
@@ -32,7 +33,10 @@ export const UsageExportQuery = Type.Object(rangeFields, { additionalProperties:
 export type UsageExportQuery = Static<typeof UsageExportQuery>;
 
 const figures = {
-  requests: Type.Integer({ minimum: 0, description: 'Calls of the chat interface' }),
+  requests: Type.Integer({
+    minimum: 0,
+    description: 'Calls of the chat interface, and the extraction calls made after them',
+  }),
   promptTokens: Type.Integer({ minimum: 0 }),
   completionTokens: Type.Integer({ minimum: 0 }),
   reasoningTokens: Type.Integer({
@@ -63,7 +67,7 @@ export const UsageReport = Type.Object(
         {
           key: Type.String({
             description:
-              'The UTC day (YYYY-MM-DD), the model id or the API key id; groups are sorted by it (days chronologically), groups without calls left out',
+              'The UTC day (YYYY-MM-DD), the model id, the API key id, or the kind (chat, extraction); groups are sorted by it (days chronologically), groups without calls left out',
           }),
           ...figures,
         },
@@ -82,7 +86,7 @@ export type UsageReport = Static<typeof UsageReport>;
 
 export const UsageCsv = {
   description:
-    'One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status, reasoning_tokens (of completion_tokens, the tokens a reasoning model spent thinking)',
+    'One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status, reasoning_tokens (of completion_tokens, the tokens a reasoning model spent thinking), kind (chat, or extraction: a call that learned memories from a chat call)',
   headers: {
     'content-disposition': {
       type: 'string',

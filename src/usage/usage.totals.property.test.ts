@@ -72,6 +72,7 @@ const world = fc
           completionTokens: fc.nat(50_000),
           // Of the completion tokens: a reasoning model's thinking.
           reasoningShare: fc.double({ min: 0, max: 1, noNaN: true }),
+          kind: fc.constantFrom('chat' as const, 'extraction' as const),
           extraTokens: fc.option(fc.nat(1000), { nil: undefined }),
           // null: a model without a price, whose cost is not known.
           costMicroUsd: fc.option(fc.nat(5_000_000), { nil: null, freq: 4 }),
@@ -103,6 +104,7 @@ test('usage totals equal the sum of recorded calls for each grouping', async () 
         latencyMs: 100,
         status: 200,
         at: c.at,
+        kind: c.kind,
       }));
       await Promise.all(recorded.map((call) => recorder.record(call)));
 
@@ -131,7 +133,9 @@ test('usage totals equal the sum of recorded calls for each grouping', async () 
               ? utcDay(Math.floor(c.at / DAY_MS))
               : groupBy === 'model'
                 ? c.model
-                : c.keyId;
+                : groupBy === 'kind'
+                  ? c.kind
+                  : c.keyId;
           const expected = new Map<string, Figures>();
           for (const c of visible) {
             const sums = expected.get(keyOf(c)) ?? zero();

@@ -6,6 +6,8 @@ import type { ModelConfig } from '../catalog.ts';
 import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
 import { checkBody } from '../chat.validation.ts';
 import type { Dispatcher } from '../dispatch.ts';
+import type { MemoryCalls } from '../memory/memory-calls.ts';
+import { memoryUseOf } from '../memory/memory-switch.ts';
 import { GatewayError } from '../openai-errors.ts';
 import type { ChatUsage } from '../provider.ts';
 import type { Sealer } from '../sealing.ts';
@@ -25,6 +27,8 @@ export interface ResponsesRoutesDeps {
   readonly dispatcher: Dispatcher;
   readonly usage: CallUsage;
   readonly sealer: Sealer;
+  /** Recall and learning for calls that ask for memory (docs/memory-chat.md). */
+  readonly memory: MemoryCalls;
 }
 
 /**
@@ -46,10 +50,14 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
       // Compaction items carried back become the summaries they seal (responses.compact.ts).
       const expanded = await expandCompactions(body, deps.sealer);
       if (expanded instanceof GatewayError) throw expanded;
-      const chat = await toChatRequest(expanded, deps.sealer);
-      if (chat instanceof GatewayError) throw chat;
-      const ids = newResponseIds();
+      const translated = await toChatRequest(expanded, deps.sealer);
+      if (translated instanceof GatewayError) throw translated;
       const caller = request.keyHolder;
+      const use = memoryUseOf(request.headers, caller);
+      if (use instanceof GatewayError) throw use;
+      const recall = use && (await deps.memory.prepare(use, caller, translated));
+      const chat = recall ? recall.chat : translated;
+      const ids = newResponseIds();
       const signal = abortWhenGone(reply);
       const finished = (model: ModelConfig | undefined, status: number, reported?: ChatUsage) =>
         usage.finished({ caller, model, usage: reported, status, startedAt });
@@ -57,10 +65,11 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
       if (body.stream === true) {
         const started = await startStreamedResponse(
           { dispatcher, usage, log: request.log, sealer: deps.sealer },
-          { body, chat, ids, caller, startedAt, signal },
+          { body, chat, ids, caller, startedAt, signal, answered: recall?.answered },
         );
         if (started instanceof GatewayError) throw started;
-        const events = openEventStream(reply, started.headers);
+        const headers = recall ? { ...started.headers, ...recall.headers } : started.headers;
+        const events = openEventStream(reply, headers);
         await started.run((event) => events.send(formatResponseEvent(event)));
         events.end();
         return reply;
@@ -72,9 +81,12 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
         throw inResponsesTerms(dispatched.error);
       }
       finished(dispatched.model, 200, dispatched.value.usage);
-      return reply
+      if (recall) reply.headers(recall.headers);
+      reply
         .headers(dispatched.headers)
         .send(await toResponse(dispatched.value, body, ids, deps.sealer));
+      recall?.answered(dispatched.value.choices[0]?.message.content ?? null);
+      return reply;
     },
   );
 

@@ -27,6 +27,8 @@ export interface StreamedResponseRequest {
   readonly startedAt: number;
   /** Aborted when the caller went away: the provider's call is given up. */
   readonly signal: AbortSignal;
+  /** Told the answer's text once the response completed (memory learning, memory-calls.ts). */
+  readonly answered?: ((text: string | null) => void) | undefined;
 }
 
 /** A response whose provider has begun answering: its routing headers, and its events. */
@@ -93,6 +95,7 @@ export async function startStreamedResponse(
         status,
         startedAt,
       });
+      if (status === 200) request.answered?.(tally.text());
     },
   };
 }

@@ -556,3 +556,120 @@ describe('Anthropic simulator: turn rules', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'Blue.' }]);
   });
 });
+
+describe('Anthropic simulator: the echo and extraction models', () => {
+  const extractionPrompt = JSON.stringify({
+    known_memories: [{ id: 'mem_1', content: 'My name is Ada.', category: 'identity' }],
+    new_user_turns: ['My name is Ada Lovelace. I love green tea! I told you my name, remember?'],
+    assistant_reply: 'I remember you. I am glad to help.',
+  });
+  const proposals = {
+    proposals: [
+      { action: 'update', id: 'mem_1', content: 'My name is Ada Lovelace.', category: 'identity' },
+      { action: 'add', id: '', content: 'I love green tea!', category: 'preference' },
+    ],
+  };
+  // What the gateway sends for JSON mode: a forced tool named json_response.
+  const extraction = {
+    ...base,
+    system: 'Extract memories.',
+    messages: [
+      { role: 'user' as const, content: [{ type: 'text' as const, text: extractionPrompt }] },
+    ],
+    tools: [
+      {
+        name: 'json_response',
+        description: 'Respond with a JSON object.',
+        input_schema: {
+          type: 'object' as const,
+          properties: { proposals: { type: 'array', items: { type: 'object' } } },
+        },
+      },
+    ],
+    tool_choice: { type: 'tool' as const, name: 'json_response' },
+  };
+
+  it('an echo model answers the request body as JSON text, whole', async () => {
+    const message = await client.messages.create({ ...base, model: 'claude-echo' });
+    const [block] = message.content;
+    const text = block?.type === 'text' ? block.text : '';
+    expect(message.content).toHaveLength(1);
+    expect(JSON.parse(text)).toEqual({ ...base, model: 'claude-echo' });
+    expect(JSON.parse(text).system).toBe('Be brief.');
+    expect(text).toBe(JSON.stringify(sim.requests[0]?.body));
+    expect(message.stop_reason).toBe('end_turn');
+    // The usual estimate: ceil(20 / 4) for the prompt, the JSON text's length for the answer.
+    expect(message.usage).toMatchObject({
+      input_tokens: 5,
+      output_tokens: Math.ceil(text.length / 4),
+    });
+  });
+
+  it('an echo model streams the body in text deltas that join back to it', async () => {
+    const stream = await client.messages.create({ ...base, model: 'echo', stream: true });
+    const pieces: string[] = [];
+    for await (const event of stream) {
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+        pieces.push(event.delta.text);
+      }
+    }
+    const sent = JSON.parse(pieces.join(''));
+    expect(sent).toEqual({ ...base, model: 'echo', stream: true });
+    expect(sent.system).toBe('Be brief.');
+    expect(pieces.length).toBeGreaterThan(1);
+  });
+
+  it('a script still comes first', async () => {
+    sim.script({ kind: 'text', text: 'Scripted' });
+    const scripted = await client.messages.create({ ...base, model: 'claude-echo' });
+    expect(scripted.content).toEqual([{ type: 'text', text: 'Scripted' }]);
+    sim.script({ kind: 'text', text: 'Scripted again' });
+    const extracted = await client.messages.create(extraction);
+    expect(extracted.content).toEqual([{ type: 'text', text: 'Scripted again' }]);
+  });
+
+  it('an extraction call gets the proposals as the forced tool’s input', async () => {
+    const message = await client.messages.create(extraction);
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content).toEqual([
+      {
+        type: 'tool_use',
+        id: expect.stringMatching(/^toolu_01/),
+        name: 'json_response',
+        input: proposals,
+      },
+    ]);
+    expect(message.usage.output_tokens).toBe(
+      Math.ceil(`json_response${JSON.stringify(proposals)}`.length / 4),
+    );
+  });
+
+  it('an extraction call streams the proposals as input_json_delta pieces', async () => {
+    const stream = client.messages.stream(extraction);
+    const events: RawMessageStreamEvent[] = [];
+    stream.on('streamEvent', (event) => events.push(event));
+    const pieces: string[] = [];
+    stream.on('inputJson', (piece) => pieces.push(piece));
+    const final = await stream.finalMessage();
+
+    const start = events.find((event) => event.type === 'content_block_start');
+    expect(start?.type === 'content_block_start' && start.content_block).toMatchObject({
+      type: 'tool_use',
+      name: 'json_response',
+      input: {},
+    });
+    expect(pieces.length).toBeGreaterThan(3);
+    expect(pieces.join('')).toBe(JSON.stringify(proposals));
+    expect(final.stop_reason).toBe('tool_use');
+    expect(final.content).toMatchObject([{ type: 'tool_use', input: proposals }]);
+  });
+
+  it('a forced tool of another name gets the plain echo of the last user text', async () => {
+    const message = await client.messages.create({
+      ...extraction,
+      tools: [{ ...extraction.tools[0], name: 'save' }] as typeof extraction.tools,
+      tool_choice: { type: 'tool', name: 'save' },
+    });
+    expect(message.content).toEqual([{ type: 'text', text: `You said: ${extractionPrompt}` }]);
+  });
+});

@@ -9,6 +9,7 @@ import {
   startLoopbackServer,
 } from './loopback-server.ts';
 import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
+import { isProposalsSchema, simulatedProposals } from './simulated-extraction.ts';
 
 /**
  * A loopback stand-in for Anthropic's Messages API (`POST /v1/messages`), speaking the wire
@@ -17,7 +18,10 @@ import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
  * the documented server-sent events (`message_start`, then per content block
  * `content_block_start`, `content_block_delta`s and `content_block_stop`, then `message_delta`
  * and `message_stop`, with a `ping` after the first block starts). Tests script what it
- * answers next; without a script it echoes the last user text.
+ * answers next; without a script it echoes the last user text, or plays one of two
+ * deterministic models (modelledReply): a model named with `echo` answers the JSON of the
+ * request body as its text, and a request forcing the `json_response` tool whose input schema
+ * has a `proposals` property gets simulated-extraction.ts's proposals as that tool's input.
  *
  * A reasoning model too: with `thinking: {type: "enabled"}` every answer begins with a
  * `thinking` block (the scripted thinking, or a default) signed by the simulator, streamed as
@@ -214,7 +218,8 @@ export async function startAnthropicSimulator(
     const problem = problemOf(body) ?? thinkingProblemOf(body, issued);
     if (problem !== undefined) return sendError(res, 400, 'invalid_request_error', problem);
 
-    const next = queue.shift() ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
+    const next = queue.shift() ??
+      modelledReply(body) ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
     const streaming = body.stream === true;
     switch (next.kind) {
       case 'hang':
@@ -490,6 +495,34 @@ function thinkingProblemOf(body: MessagesRequestBody, issued: Issued): string | 
     }
   }
   return undefined;
+}
+
+/** The tool the gateway forces for JSON output (its anthropic.mapping.ts `JSON_TOOL_NAME`). */
+const JSON_TOOL = 'json_response';
+
+/**
+ * The answer of the model the request asks for when nothing is scripted, or undefined for the
+ * plain echo: a model named with `echo` answers the body as parsed, so a test sees exactly what
+ * reached the provider; a request forcing the JSON tool with a `proposals` schema (the
+ * gateway's memory extraction call) gets the simulated extraction of its last user text as
+ * the tool's input. The echo model comes first: a test may want to see an extraction call as
+ * it was sent.
+ */
+function modelledReply(body: MessagesRequestBody): Reply | undefined {
+  if (typeof body.model === 'string' && body.model.includes('echo')) {
+    return { kind: 'text', text: JSON.stringify(body) };
+  }
+  const choice = body.tool_choice;
+  if (!isObject(choice) || choice.type !== 'tool' || choice.name !== JSON_TOOL) return undefined;
+  const tools: unknown[] = Array.isArray(body.tools) ? body.tools : [];
+  const tool = tools.find((candidate) => isObject(candidate) && candidate.name === JSON_TOOL);
+  const schema = isObject(tool) ? tool.input_schema : undefined;
+  if (!isProposalsSchema(schema)) return undefined;
+  const { proposals } = simulatedProposals(lastUserText(body), schema);
+  return {
+    kind: 'tool_calls',
+    calls: [{ id: `toolu_01${base62(22)}`, name: JSON_TOOL, input: { proposals } }],
+  };
 }
 
 function answerOf(body: MessagesRequestBody, reply: Reply, issued: Issued): Answer {

@@ -540,3 +540,115 @@ describe('Gemini simulator: embeddings', () => {
     expect(response.embeddings).toHaveLength(1);
   });
 });
+
+describe('Gemini simulator: the echo and extraction models', () => {
+  const extractionPrompt = JSON.stringify({
+    known_memories: [{ id: 'mem_1', content: 'My name is Ada.', category: 'identity' }],
+    new_user_turns: ['My name is Ada Lovelace. I love green tea! I told you my name, remember?'],
+    assistant_reply: 'I remember you. I am glad to help.',
+  });
+  // The item schema has a store, so each proposal names the user's store.
+  const proposals = {
+    proposals: [
+      {
+        action: 'update',
+        id: 'mem_1',
+        content: 'My name is Ada Lovelace.',
+        category: 'identity',
+        store: 'user',
+      },
+      {
+        action: 'add',
+        id: '',
+        content: 'I love green tea!',
+        category: 'preference',
+        store: 'user',
+      },
+    ],
+  };
+  const extraction = {
+    model,
+    contents: [
+      { role: 'user', parts: [{ text: 'Hello there' }] },
+      { role: 'model', parts: [{ text: 'Hi!' }] },
+      { role: 'user', parts: [{ text: extractionPrompt }] },
+    ],
+    config: {
+      systemInstruction: 'Extract memories.',
+      responseMimeType: 'application/json',
+      responseJsonSchema: {
+        type: 'object',
+        properties: {
+          proposals: {
+            type: 'array',
+            items: { type: 'object', properties: { store: { enum: ['user', 'project'] } } },
+          },
+        },
+      },
+    },
+  };
+
+  it('an echo model answers the request body as JSON text, whole', async () => {
+    const response = await ai.models.generateContent({
+      model: 'gemini-echo',
+      contents,
+      config: { ...config, temperature: 0.2 },
+    });
+    const text = response.text ?? '';
+    const sent = JSON.parse(text);
+    expect(sent).toEqual(sim.requests[0]?.body);
+    expect(sent.systemInstruction.parts).toEqual([{ text: 'Be brief.' }]);
+    expect(sent.contents).toEqual(contents);
+    expect(sent.generationConfig).toEqual({ temperature: 0.2 });
+    expect(response.modelVersion).toBe('gemini-echo');
+    // The usual estimate: ceil(20 / 4) for the prompt, the JSON text's length for the answer.
+    expect(response.usageMetadata).toMatchObject({
+      promptTokenCount: 5,
+      candidatesTokenCount: Math.ceil(text.length / 4),
+    });
+  });
+
+  it('an echo model streams the body in pieces that join back to it', async () => {
+    const stream = await ai.models.generateContentStream({ model: 'echo', contents, config });
+    const chunks: GenerateContentResponse[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const text = chunks.map((chunk) => chunk.text).join('');
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(text).toBe(JSON.stringify(sim.requests[0]?.body));
+    expect(JSON.parse(text).systemInstruction.parts).toEqual([{ text: 'Be brief.' }]);
+    expect(chunks.at(-1)?.candidates?.[0]?.finishReason).toBe('STOP');
+  });
+
+  it('a script still comes first', async () => {
+    sim.script({ kind: 'text', text: 'Scripted' });
+    const scripted = await ai.models.generateContent({ model: 'gemini-echo', contents });
+    expect(scripted.text).toBe('Scripted');
+    sim.script({ kind: 'text', text: 'Scripted again' });
+    expect((await ai.models.generateContent(extraction)).text).toBe('Scripted again');
+  });
+
+  it('an extraction call gets the proposals as one JSON text part', async () => {
+    const response = await ai.models.generateContent(extraction);
+    const text = JSON.stringify(proposals);
+    expect(response.candidates?.[0]?.content?.parts).toEqual([{ text }]);
+    expect(response.candidates?.[0]?.finishReason).toBe('STOP');
+    expect(response.usageMetadata?.candidatesTokenCount).toBe(Math.ceil(text.length / 4));
+  });
+
+  it('an extraction call streams the proposals in pieces', async () => {
+    const stream = await ai.models.generateContentStream(extraction);
+    const chunks: GenerateContentResponse[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.map((chunk) => chunk.text).join('')).toBe(JSON.stringify(proposals));
+    expect(chunks.at(-1)?.candidates?.[0]?.finishReason).toBe('STOP');
+  });
+
+  it('a JSON schema without proposals gets the plain echo of the last user text', async () => {
+    const response = await ai.models.generateContent({
+      ...extraction,
+      config: { ...extraction.config, responseJsonSchema: { type: 'object', properties: {} } },
+    });
+    expect(response.text).toBe(`You said: ${extractionPrompt}`);
+  });
+});

@@ -10,6 +10,7 @@ import {
   startLoopbackServer,
 } from './loopback-server.ts';
 import { estimateTokens, splitWords } from './scripted-text.ts';
+import { isProposalsSchema, simulatedProposals } from './simulated-extraction.ts';
 
 /**
  * A loopback stand-in for Google's Gemini API, speaking the wire format of its public
@@ -19,7 +20,10 @@ import { estimateTokens, splitWords } from './scripted-text.ts';
  * final usageMetadata on the last. Without `alt=sse` the stream is one JSON array, as Google
  * sends it. The key comes in `x-goog-api-key` or `?key=`; errors are Google's
  * `{"error": {"code", "message", "status", "details"}}`. Tests script what it answers next;
- * without a script it echoes the last user text.
+ * without a script it echoes the last user text, or plays one of two deterministic models
+ * (modelledReply): a model named with `echo` (in the URL) answers the JSON of the request body
+ * as its text, and a request whose `generationConfig.responseJsonSchema` has a `proposals`
+ * property gets simulated-extraction.ts's proposals as JSON text.
  *
  * Token counts are an estimate, not a tokenizer: `ceil(characters / 4)`, where the prompt's
  * characters are the text parts of `systemInstruction` and of every content, and the answer's
@@ -239,7 +243,8 @@ export async function startGeminiSimulator(
     const refusal = thinkingConfigRefusal(model, body) ?? signatureRefusal(model, body, issued);
     if (refusal !== undefined) return sendError(res, refusal);
 
-    const script = queue.shift() ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
+    const script = queue.shift() ??
+      modelledReply(model, body) ?? { kind: 'text', text: `You said: ${lastUserText(body)}` };
     const answer: Answer = {
       model,
       responseId: randomBytes(16).toString('base64url').slice(0, 22),
@@ -450,6 +455,20 @@ function finalOf(answer: Answer, reply: Reply, thinking: Thinking): Final {
       ...(thoughts !== undefined && { thoughtsTokenCount: thoughts }),
     },
   };
+}
+
+/**
+ * The answer of the model the request asks for when nothing is scripted, or undefined for the
+ * plain echo: a model named with `echo` answers the body as parsed, so a test sees exactly what
+ * reached the provider; a request for JSON with a `proposals` schema (the gateway's memory
+ * extraction call) gets the simulated extraction of its last user text. The echo model comes
+ * first: a test may want to see an extraction call as it was sent.
+ */
+function modelledReply(model: string, body: GenerateContentBody): Reply | undefined {
+  if (model.includes('echo')) return { kind: 'text', text: JSON.stringify(body) };
+  const schema = body.generationConfig?.responseJsonSchema;
+  if (!isProposalsSchema(schema)) return undefined;
+  return { kind: 'text', text: JSON.stringify(simulatedProposals(lastUserText(body), schema)) };
 }
 
 function blockedResponse(answer: Answer, blockReason: string): object {

@@ -539,3 +539,128 @@ describe('OpenAI simulator: embeddings', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('OpenAI simulator: the echo and extraction models', () => {
+  const extractionPrompt = JSON.stringify({
+    known_memories: [{ id: 'mem_1', content: 'My name is Ada.', category: 'identity' }],
+    new_user_turns: ['My name is Ada Lovelace. I love green tea! I told you my name, remember?'],
+    assistant_reply: 'I remember you. I am glad to help.',
+  });
+  const proposals = {
+    proposals: [
+      { action: 'update', id: 'mem_1', content: 'My name is Ada Lovelace.', category: 'identity' },
+      { action: 'add', id: '', content: 'I love green tea!', category: 'preference' },
+    ],
+  };
+  const extraction = {
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'system' as const, content: 'Extract memories.' },
+      { role: 'user' as const, content: extractionPrompt },
+    ],
+    response_format: {
+      type: 'json_schema' as const,
+      json_schema: {
+        name: 'memory_proposals',
+        strict: true,
+        schema: {
+          type: 'object',
+          properties: { proposals: { type: 'array', items: { type: 'object' } } },
+        },
+      },
+    },
+  };
+
+  it('an echo model answers the request body as JSON, whole', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'gpt-echo',
+      messages,
+      temperature: 0.3,
+    });
+    const text = completion.choices[0]?.message.content ?? '';
+    expect(JSON.parse(text)).toEqual({ model: 'gpt-echo', messages, temperature: 0.3 });
+    expect(text).toBe(JSON.stringify(sim.requests[0]?.body));
+    expect(completion.choices[0]?.finish_reason).toBe('stop');
+    // The usual estimate: ceil(20 / 4) for the prompt, the JSON text's length for the answer.
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 5,
+      completion_tokens: Math.ceil(text.length / 4),
+    });
+  });
+
+  it('an echo model streams the body in JSON pieces that join back to it', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'echo-1',
+      messages,
+      stream: true,
+    });
+    const pieces: string[] = [];
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      const content = chunk.choices[0]?.delta.content;
+      if (content) pieces.push(content);
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    const sent = JSON.parse(pieces.join(''));
+    expect(sent).toEqual({ model: 'echo-1', messages, stream: true });
+    expect(sent.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    expect(pieces.length).toBeGreaterThan(3);
+    expect(pieces.every((piece) => piece.length <= 8)).toBe(true);
+    expect(finish).toBe('stop');
+  });
+
+  it('an echo model echoes a Responses request too', async () => {
+    const response = await client.responses.create({
+      model: 'gpt-echo',
+      instructions: 'Be brief.',
+      input: 'Hello there',
+    });
+    expect(JSON.parse(response.output_text)).toEqual({
+      model: 'gpt-echo',
+      instructions: 'Be brief.',
+      input: 'Hello there',
+    });
+  });
+
+  it('a script still comes first', async () => {
+    sim.script({ kind: 'text', text: 'Scripted' });
+    const scripted = await client.chat.completions.create({ model: 'gpt-echo', messages });
+    expect(scripted.choices[0]?.message.content).toBe('Scripted');
+    sim.script({ kind: 'text', text: 'Scripted again' });
+    const extracted = await client.chat.completions.create(extraction);
+    expect(extracted.choices[0]?.message.content).toBe('Scripted again');
+  });
+
+  it('an extraction call gets the simulated proposals as its JSON content', async () => {
+    const completion = await client.chat.completions.create(extraction);
+    const text = JSON.stringify(proposals);
+    expect(completion.choices[0]?.message.content).toBe(text);
+    expect(completion.choices[0]?.finish_reason).toBe('stop');
+    expect(completion.usage?.completion_tokens).toBe(Math.ceil(text.length / 4));
+  });
+
+  it('an extraction call streams the proposals in JSON pieces', async () => {
+    const stream = await client.chat.completions.create({ ...extraction, stream: true });
+    const pieces: string[] = [];
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      const content = chunk.choices[0]?.delta.content;
+      if (content) pieces.push(content);
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(pieces.join('')).toBe(JSON.stringify(proposals));
+    expect(pieces.every((piece) => piece.length <= 8)).toBe(true);
+    expect(finish).toBe('stop');
+  });
+
+  it('a JSON schema without proposals gets the plain echo of the last user message', async () => {
+    const completion = await client.chat.completions.create({
+      ...extraction,
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object', properties: { answer: {} } } },
+      },
+    });
+    expect(completion.choices[0]?.message.content).toBe(`You said: ${extractionPrompt}`);
+  });
+});

@@ -15,13 +15,17 @@ import {
   type ResponsesWire,
 } from './openai-responses-simulator.ts';
 import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
+import { isProposalsSchema, simulatedProposals } from './simulated-extraction.ts';
 
 /**
  * A loopback stand-in for OpenAI's Chat Completions API (`POST /v1/chat/completions`), speaking
  * the wire format of the public API reference: `chat.completion` objects, and for `stream: true`
  * server-sent `chat.completion.chunk` events ending with `data: [DONE]`. It serves the Responses
  * API too (`POST /v1/responses`, openai-responses-simulator.ts). Tests script what it answers
- * next, whichever of the two is asked; without a script it echoes the last user message. It
+ * next, whichever of the two is asked; without a script it echoes the last user message, or
+ * plays one of two deterministic models (modelledText): a model named with `echo` answers the
+ * JSON of the request body, and a chat completion whose `response_format` is a JSON schema with
+ * a `proposals` property gets simulated-extraction.ts's proposals, streamed as JSON pieces. It
  * serves embeddings (`POST /v1/embeddings`, openai-embeddings-simulator.ts) with vectors that
  * carry a real signal; scripts are not theirs. An outage fails every request until it ends.
  *
@@ -196,9 +200,11 @@ export async function startOpenAiSimulator(
     requests.push({ method: req.method, path, headers: req.headers, body });
     if (path === '/v1/embeddings') return answerEmbeddings(res, body, { sendJson });
     const responses = path === '/v1/responses';
-    const answer = queue.shift() ?? {
+    const scripted = queue.shift();
+    const modelled = scripted === undefined ? modelledText(body, responses) : undefined;
+    const answer: Scripted = scripted ?? {
       kind: 'text',
-      text: `You said: ${responses ? lastInputText(body, wire) : lastUserText(body)}`,
+      text: modelled ?? `You said: ${responses ? lastInputText(body, wire) : lastUserText(body)}`,
     };
     switch (answer.kind) {
       case 'hang':
@@ -229,6 +235,7 @@ export async function startOpenAiSimulator(
             answer,
             body.stream_options?.include_usage === true,
             usage,
+            modelled === undefined ? splitWords : splitJson,
           );
         }
         return sendJson(res, 200, completionObject(completion, answer, usage));
@@ -278,6 +285,7 @@ export async function startOpenAiSimulator(
    * The stream as OpenAI sends it: a role delta first, then content (or tool-call) deltas, then a
    * chunk with the finish reason and an empty delta. With `include_usage` every chunk carries
    * `usage: null` and one more chunk, with `choices: []`, carries the usage before `[DONE]`.
+   * Text comes in `pieces`: words, or for a JSON answer fixed-size cuts as a model writes them.
    */
   async function stream(
     res: ServerResponse,
@@ -285,6 +293,7 @@ export async function startOpenAiSimulator(
     answer: Reply,
     includeUsage: boolean,
     usage: Usage,
+    pieces: (text: string) => string[],
   ): Promise<void> {
     startEventStream(res);
     const send = async (deltas: object, finishReason: FinishReason | null = null) => {
@@ -307,7 +316,7 @@ export async function startOpenAiSimulator(
     }
     if (answer.kind === 'text') {
       await send({ ...(!reasoning && { role: 'assistant' }), content: '', refusal: null });
-      for (const piece of splitWords(answer.text)) await send({ content: piece });
+      for (const piece of pieces(answer.text)) await send({ content: piece });
     } else {
       // OpenAI opens a tool-call stream with the role in the first call's delta (content null),
       // then streams the calls one after another: a header delta with id, type, name and empty
@@ -453,6 +462,30 @@ function textOf(content: unknown): string {
 
 function promptText(body: ChatCompletionRequest): string {
   return (body.messages ?? []).map((message) => textOf(message.content)).join('');
+}
+
+/**
+ * The answer of the model the request asks for when nothing is scripted, or undefined for the
+ * plain echo: a model named with `echo` answers the body as parsed, so a test sees exactly what
+ * reached the provider; a chat completion asking for a JSON schema with `proposals` (the
+ * gateway's memory extraction call) gets the simulated extraction of its last user message.
+ * The echo model comes first: a test may want to see an extraction call as it was sent.
+ */
+function modelledText(body: ChatCompletionRequest, responses: boolean): string | undefined {
+  if (typeof body.model === 'string' && body.model.includes('echo')) return JSON.stringify(body);
+  if (responses) return undefined;
+  const format = body.response_format;
+  const schema =
+    isRecord(format) && format.type === 'json_schema' && isRecord(format.json_schema)
+      ? format.json_schema.schema
+      : undefined;
+  return isProposalsSchema(schema)
+    ? JSON.stringify(simulatedProposals(lastUserText(body), schema))
+    : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function lastUserText(body: ChatCompletionRequest): string {

@@ -818,6 +818,337 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/memory-proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the memories learned from your chat calls that wait for review */
+        get: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The organization the request acts in */
+                    "x-organization-id": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What extraction proposed from your chat calls and waits for you to accept or drop, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            proposals: components["schemas"]["MemoryProposal"][];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory-proposals/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a proposal: save it as a memory (folded like any add) */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The organization the request acts in */
+                    "x-organization-id": string;
+                };
+                path: {
+                    /** @description Proposal id (UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted: saved through the same path as POST or PATCH /api/v1/memory */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            memory: components["schemas"]["MemoryItem"] | {
+                                /** Format: uuid */
+                                id: string;
+                                content: string;
+                            };
+                            /** @description true when an add was folded into an existing memory (then memory is its id and content) */
+                            folded: boolean;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory-proposals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Drop a proposal: nothing is saved */
+        delete: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The organization the request acts in */
+                    "x-organization-id": string;
+                };
+                path: {
+                    /** @description Proposal id (UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Dropped */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -2428,8 +2759,8 @@ export interface paths {
                     from?: string;
                     /** @description End of the range, excluded; default: now. A date YYYY-MM-DD (00:00 UTC of that day) or an RFC 3339 date-time with its zone. The range is half-open, [from, to): a call at exactly from counts, one at exactly to does not; at most 366 days */
                     to?: string;
-                    /** @description Group by UTC day (default), by the model that answered, or by API key */
-                    groupBy?: "day" | "model" | "key";
+                    /** @description Group by UTC day (default), by the model that answered, by API key, or by kind of call: chat (a client's call) or extraction (the call that learned memories from one) */
+                    groupBy?: "day" | "model" | "key" | "kind";
                 };
                 header: {
                     /** @description The organization the request acts in */
@@ -2458,9 +2789,9 @@ export interface paths {
                              */
                             to: string;
                             /** @enum {unknown} */
-                            groupBy: "day" | "model" | "key";
+                            groupBy: "day" | "model" | "key" | "kind";
                             totals: {
-                                /** @description Calls of the chat interface */
+                                /** @description Calls of the chat interface, and the extraction calls made after them */
                                 requests: number;
                                 promptTokens: number;
                                 completionTokens: number;
@@ -2473,9 +2804,9 @@ export interface paths {
                                 unpricedRequests: number;
                             };
                             groups: {
-                                /** @description The UTC day (YYYY-MM-DD), the model id or the API key id; groups are sorted by it (days chronologically), groups without calls left out */
+                                /** @description The UTC day (YYYY-MM-DD), the model id, the API key id, or the kind (chat, extraction); groups are sorted by it (days chronologically), groups without calls left out */
                                 key: string;
-                                /** @description Calls of the chat interface */
+                                /** @description Calls of the chat interface, and the extraction calls made after them */
                                 requests: number;
                                 promptTokens: number;
                                 completionTokens: number;
@@ -2590,7 +2921,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status, reasoning_tokens (of completion_tokens, the tokens a reasoning model spent thinking) */
+                /** @description One line per call in the range, oldest first (RFC 4180, CRLF line ends, a header line): time, user_id, key_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd (empty when the cost is unknown: the model has no price), latency_ms, status, reasoning_tokens (of completion_tokens, the tokens a reasoning model spent thinking), kind (chat, or extraction: a call that learned memories from a chat call) */
                 200: {
                     headers: {
                         /** @description attachment; filename="mnemo-usage-<from>-<to>.csv" */
@@ -2801,6 +3132,16 @@ export interface paths {
                          * @description Bind the key to this project of the organization (one you can read)
                          */
                         projectId?: string;
+                        /**
+                         * @description What a chat call (/v1) made with the key does with its owner's memories when the call sends no x-mnemo-memory header: off, read (recall them into the prompt) or read-write (recall, and learn from the conversation); default off
+                         * @enum {unknown}
+                         */
+                        memory?: "off" | "read" | "read-write";
+                        /**
+                         * @description The most memory any chat call made with the key may use, whatever its header asks: off (the key can never read or write memories), read, or read-write; memory may not exceed it; default read-write
+                         * @enum {unknown}
+                         */
+                        memoryAccess?: "off" | "read" | "read-write";
                     };
                 };
             };
@@ -3003,7 +3344,116 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change an API key's memory settings (memory, memoryAccess) */
+        patch: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The organization the request acts in */
+                    "x-organization-id": string;
+                };
+                path: {
+                    /** @description API key id (UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description The memory settings to change (at least one); the others keep their values */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description What a chat call (/v1) made with the key does with its owner's memories when the call sends no x-mnemo-memory header: off, read (recall them into the prompt) or read-write (recall, and learn from the conversation)
+                         * @enum {unknown}
+                         */
+                        memory?: "off" | "read" | "read-write";
+                        /**
+                         * @description The most memory any chat call made with the key may use, whatever its header asks: off (the key can never read or write memories), read, or read-write; memory may not exceed it
+                         * @enum {unknown}
+                         */
+                        memoryAccess?: "off" | "read" | "read-write";
+                    };
+                };
+            };
+            responses: {
+                /** @description The key with its new settings */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            key: components["schemas"]["ApiKey"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/me/connections": {
@@ -3247,6 +3697,44 @@ export interface components {
              */
             updatedAt: string;
         };
+        MemoryProposal: {
+            /**
+             * Format: uuid
+             * @description Unique identifier of the proposal
+             */
+            id: string;
+            /**
+             * @description add: a new memory; update: new content for the memory memoryId
+             * @enum {unknown}
+             */
+            action: "add" | "update";
+            /**
+             * Format: uuid
+             * @description The memory an update would change
+             */
+            memoryId?: string;
+            /** @description The memory text proposed */
+            content: string;
+            /** @enum {unknown} */
+            category?: "identity" | "preference" | "goal" | "project" | "relationship" | "constraint";
+            /**
+             * Format: uuid
+             * @description The project whose shared pool it would go to; absent: the member's own memories
+             */
+            projectId?: string;
+            /** @description For an update: the memory as it is now, or null when it is gone (accepting then fails) */
+            current?: components["schemas"]["MemoryItem"] | null;
+            /**
+             * Format: uuid
+             * @description The API key of the chat call it was learned from
+             */
+            keyId: string;
+            /**
+             * Format: date-time
+             * @description When extraction proposed it
+             */
+            createdAt: string;
+        };
         Organization: {
             /**
              * Format: uuid
@@ -3388,6 +3876,16 @@ export interface components {
              * @description The member who made the key and whom it acts as
              */
             userId: string;
+            /**
+             * @description What a chat call (/v1) made with the key does with its owner's memories when the call sends no x-mnemo-memory header: off, read (recall them into the prompt) or read-write (recall, and learn from the conversation)
+             * @enum {unknown}
+             */
+            memory: "off" | "read" | "read-write";
+            /**
+             * @description The most memory any chat call made with the key may use, whatever its header asks: off (the key can never read or write memories), read, or read-write; memory may not exceed it
+             * @enum {unknown}
+             */
+            memoryAccess: "off" | "read" | "read-write";
             /**
              * Format: date-time
              * @description When the key was made (UTC, milliseconds)

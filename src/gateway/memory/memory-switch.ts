@@ -1,0 +1,59 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { KeyHolder } from '../../keys/api-key-auth.ts';
+import { covers, isMemoryMode, MEMORY_MODES, type MemoryMode } from '../../keys/memory-modes.ts';
+import { GatewayError, invalidRequest } from '../openai-errors.ts';
+
+export const MEMORY_HEADER = 'x-mnemo-memory';
+export const PROJECT_HEADER = 'x-mnemo-project';
+/** The answer's list of the memories a call recalled: their ids, comma-separated. */
+export const RECALLED_HEADER = 'x-mnemo-memories';
+
+/** What one call does with memory, when it does anything. */
+export interface MemoryUse {
+  /** `read`: recall into the prompt; `read-write`: recall, then learn from the conversation. */
+  readonly mode: Exclude<MemoryMode, 'off'>;
+  /** The project pool added to the owner's own memories (`x-mnemo-project`). */
+  readonly project: string | undefined;
+}
+
+/**
+ * A call's memory: its `x-mnemo-memory` header, else its key's `memory` setting; never beyond
+ * the key's `memoryAccess`. Undefined when off: the call then goes out exactly as it came, and
+ * `x-mnemo-project` is not read.
+ */
+export function memoryUseOf(
+  headers: IncomingHttpHeaders,
+  holder: KeyHolder,
+): MemoryUse | undefined | GatewayError {
+  const header = headers[MEMORY_HEADER];
+  let mode: MemoryMode;
+  if (header === undefined) mode = holder.memory.mode;
+  else if (typeof header === 'string' && isMemoryMode(header.trim().toLowerCase())) {
+    mode = header.trim().toLowerCase() as MemoryMode;
+  } else {
+    return invalidRequest(
+      `The ${MEMORY_HEADER} header must be one of ${MEMORY_MODES.join(', ')}.`,
+      'invalid_memory_mode',
+      MEMORY_HEADER,
+    );
+  }
+  if (mode === 'off') return undefined;
+  if (!covers(holder.memory.access, mode)) {
+    const may = holder.memory.access === 'off' ? 'no memory' : 'memory read only';
+    return new GatewayError(403, {
+      message: `This API key may use ${may} (its memoryAccess is ${holder.memory.access}); ${MEMORY_HEADER}: ${mode} is refused. Change the key's memoryAccess in the studio or with PATCH /api/v1/api-keys/{id}.`,
+      type: 'invalid_request_error',
+      param: MEMORY_HEADER,
+      code: 'memory_not_allowed',
+    });
+  }
+  const project = headers[PROJECT_HEADER];
+  if (project !== undefined && (typeof project !== 'string' || project.trim() === '')) {
+    return invalidRequest(
+      `The ${PROJECT_HEADER} header must be one project id.`,
+      'invalid_project',
+      PROJECT_HEADER,
+    );
+  }
+  return { mode, project: project?.trim() };
+}

@@ -1,0 +1,147 @@
+import type { Caller } from '../auth/authenticate.ts';
+import type { Environment } from '../config.ts';
+import type { KeyHolder } from '../keys/api-key-auth.ts';
+import { memoryEnabled } from '../orgs/memory-rollout.ts';
+import { ApiError } from '../platform/errors.ts';
+import { memoryFeatureOff } from './memory.errors.ts';
+import type { MemoryItem } from './memory.schemas.ts';
+import type { MemoryService } from './memory.service.ts';
+import type { NewProposal, ProposalsService } from './proposals.service.ts';
+
+// The shapes of the chat interface's port (src/gateway/memory/memory-port.ts), written out
+// here: memory does not import the gateway, and app.ts's wiring checks that they agree.
+type StoreName = 'user' | 'project';
+interface Recalled {
+  readonly id: string;
+  readonly content: string;
+  readonly category: string | null;
+  readonly store: StoreName;
+}
+interface Learned {
+  readonly action: 'add' | 'update';
+  readonly id: string | undefined;
+  readonly content: string;
+  readonly category: string;
+  readonly store: StoreName;
+}
+
+export interface ChatMemoryDeps {
+  readonly memory: MemoryService;
+  readonly proposals: ProposalsService;
+  readonly environment: Environment;
+  /** MNEMO_MEMORY_EXTRACTION=review: what extraction learns waits for its owner's decision. */
+  readonly review: boolean;
+  /** Where a proposal the store refused is told. */
+  readonly log: { warn(details: object, message: string): void };
+}
+
+/**
+ * A chat call's memory, as the key's owner: the memory service with their rights in the key's
+ * organization (read with the key: no further query), so every rule of the API holds.
+ */
+export function createChatMemory(deps: ChatMemoryDeps) {
+  const { memory } = deps;
+
+  return {
+    async open(holder: KeyHolder, options: { project: string | undefined; learn: boolean }) {
+      const caller: Caller = {
+        userId: holder.userId,
+        orgId: holder.orgId,
+        ...holder.member,
+        // The key's memory rights were checked before: within them, the owner's own.
+        scopes: undefined,
+      };
+      if (!memoryEnabled(deps.environment, caller.memoryEnabled)) throw memoryFeatureOff();
+      const { project } = options;
+      if (project !== undefined) {
+        await memory.checkStore(caller, { project }, options.learn ? 'edit' : 'read');
+      }
+      const stores: { name: StoreName; project?: string }[] =
+        project === undefined
+          ? [{ name: 'user' }]
+          : [{ name: 'user' }, { name: 'project', project }];
+
+      async function recall(query: string, wholeStoreUpTo: number, limit: number) {
+        const found = await Promise.all(
+          stores.map(async (store) =>
+            (
+              await memory.recall(caller, { project: store.project, query, wholeStoreUpTo, limit })
+            ).map((item) => recalled(item, store.name)),
+          ),
+        );
+        return interleave(found);
+      }
+
+      async function save(learned: Learned): Promise<boolean> {
+        try {
+          if (learned.action === 'update' && learned.id !== undefined) {
+            await memory.update(caller, learned.id, undefined, {
+              content: learned.content,
+              category: learned.category,
+            });
+          } else {
+            await memory.add(caller, {
+              content: learned.content,
+              category: learned.category,
+              ...(learned.store === 'project' && project !== undefined ? { project } : {}),
+            });
+          }
+          return true;
+        } catch (error) {
+          // Refused as the API would refuse it (too long, the memory gone): the others stand.
+          if (!(error instanceof ApiError) || error.status >= 500) throw error;
+          deps.log.warn(
+            { status: error.status, reason: error.message, action: learned.action },
+            'a memory learned from a chat call was refused by the store',
+          );
+          return false;
+        }
+      }
+
+      return {
+        recall: (query: string, limit: { wholeStoreUpTo: number; limit: number }) =>
+          recall(query, limit.wholeStoreUpTo, limit.limit),
+        related: (query: string, limit: number) => recall(query, 0, limit),
+        async learn(learned: readonly Learned[]) {
+          if (deps.review) {
+            const proposals = learned.map(
+              (one): NewProposal => ({
+                action: one.action,
+                memoryId: one.action === 'update' ? one.id : undefined,
+                content: one.content,
+                category: one.category,
+                project: one.store === 'project' ? project : undefined,
+              }),
+            );
+            const kept = await deps.proposals.propose(caller, holder.keyId, proposals);
+            return { saved: 0, proposed: kept, skipped: learned.length - kept };
+          }
+          let saved = 0;
+          // One after another, in the order proposed: a later fact about the same thing wins.
+          for (const one of learned) if (await save(one)) saved += 1;
+          return { saved, proposed: 0, skipped: learned.length - saved };
+        },
+      };
+    },
+  };
+}
+
+const recalled = (item: MemoryItem, store: StoreName): Recalled => ({
+  id: item.id,
+  content: item.content,
+  category: item.category ?? null,
+  store,
+});
+
+/** Both stores' best first, taken in turns: their scores are not on one scale. */
+function interleave<T>(lists: readonly (readonly T[])[]): T[] {
+  const out: T[] = [];
+  const longest = Math.max(0, ...lists.map((list) => list.length));
+  for (let at = 0; at < longest; at += 1) {
+    for (const list of lists) {
+      const item = list[at];
+      if (item !== undefined) out.push(item);
+    }
+  }
+  return out;
+}
