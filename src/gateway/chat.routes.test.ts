@@ -432,6 +432,7 @@ describe('usage', () => {
       completionTokens: 500,
       costUsd: '0.006000',
       status: 200,
+      kind: 'chat',
     });
     // The stream's usage was asked of the provider though the client did not ask for it.
     expect(calls).toContainEqual(

@@ -176,6 +176,7 @@ describe.each(KINDS)('through a provider of kind %s', (kindName) => {
         completionTokens: usage.completion,
         costUsd: costOf(usage),
         status: 200,
+        kind: 'chat',
       });
     }
     expect(calls.map((call) => call.model)).not.toContain('auto');

@@ -435,13 +435,13 @@ describe('usage', () => {
       ]);
 
       const [header, ...lines] = (await org.usageCsv()).trim().split('\r\n');
-      expect(header?.split(',').at(-1)).toBe('reasoning_tokens');
+      expect(header?.split(',').at(-2)).toBe('reasoning_tokens');
       expect(
         lines.map((line) =>
           line
             .split(',')
             .slice(5, 8)
-            .concat(line.split(',').at(-1) ?? ''),
+            .concat(line.split(',').at(-2) ?? ''),
         ),
       ).toEqual([
         // prompt_tokens, completion_tokens, total_tokens, reasoning_tokens

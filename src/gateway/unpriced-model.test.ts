@@ -85,6 +85,7 @@ describe('a model without a price', () => {
         completionTokens: 500,
         costUsd: '0.006000',
         status: 200,
+        kind: 'chat',
       },
       {
         model: 'local/llama3.1',
@@ -93,6 +94,7 @@ describe('a model without a price', () => {
         completionTokens: 100,
         costUsd: '',
         status: 200,
+        kind: 'chat',
       },
       {
         model: 'local/llama3.1',
@@ -101,6 +103,7 @@ describe('a model without a price', () => {
         completionTokens: 5,
         costUsd: '',
         status: 200,
+        kind: 'chat',
       },
     ]);
   });

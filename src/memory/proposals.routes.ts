@@ -4,7 +4,6 @@ import { allows, insufficientScope } from '../auth/scopes.ts';
 import type { Environment } from '../config.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
 import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
-import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
 import {
@@ -45,7 +44,6 @@ export function registerProposalsRoutes(parent: FastifyInstance, deps: Proposals
       const on = memoryEnabled(deps.environment, request.caller.memoryEnabled);
       done(on ? undefined : memoryFeatureOff());
     });
-    app.addHook('preValidation', requireJsonBody);
 
     const common = { tags: ['memory'], headers: OrganizationHeader };
     const writes = { security: [{ platformCredential: ['memory:write'] }] };

@@ -17,11 +17,13 @@ export interface GatewayServer {
   /** An API key of `orgId`, for `Authorization: Bearer …`. */
   readonly apiKey: string;
   readonly orgId: string;
+  /** The organization's owner, whose key `apiKey` is: their platform credential's headers. */
+  readonly owner: { readonly id: string; readonly headers: Record<string, string> };
   /** `GET /api/v1/usage` of the organization, grouped as asked: its groups. */
-  usage(groupBy?: 'day' | 'model' | 'key'): Promise<UsageRow[]>;
+  usage(groupBy?: 'day' | 'model' | 'key' | 'kind'): Promise<UsageRow[]>;
   /** `GET /api/v1/usage` of the organization, grouped as asked: the whole answer. */
   usageReport(
-    groupBy?: 'day' | 'model' | 'key',
+    groupBy?: 'day' | 'model' | 'key' | 'kind',
   ): Promise<{ totals: UsageRow; groups: UsageRow[]; [field: string]: unknown }>;
   /**
    * Every recorded call, oldest first, from `GET /api/v1/usage/export.csv`, once `until` holds
@@ -41,6 +43,8 @@ export interface RecordedCall {
   /** As the export writes it: `0.004800`, or empty when the cost is not known. */
   readonly costUsd: string;
   readonly status: number;
+  /** `chat`, or `extraction` for a call that learned memories from one. */
+  readonly kind: string;
 }
 
 export interface UsageRow {
@@ -88,14 +92,14 @@ export async function startGatewayServer(
   if (created.status !== 201) throw new Error(`API key not created: ${created.status}`);
   const { secret } = (await created.json()) as { secret: string };
 
-  const usageReport = async (groupBy: 'day' | 'model' | 'key' = 'model') => {
+  const usageReport = async (groupBy: 'day' | 'model' | 'key' | 'kind' = 'model') => {
     const response = await fetch(`${server.url}/api/v1/usage?groupBy=${groupBy}`, {
       headers: platform,
     });
     if (response.status !== 200) throw new Error(`usage: ${response.status}`);
     return (await response.json()) as { totals: UsageRow; groups: UsageRow[] };
   };
-  const usage = async (groupBy: 'day' | 'model' | 'key' = 'model') =>
+  const usage = async (groupBy: 'day' | 'model' | 'key' | 'kind' = 'model') =>
     (await usageReport(groupBy)).groups;
   const usageCsv = async () => {
     const response = await fetch(`${server.url}/api/v1/usage/export.csv`, { headers: platform });
@@ -108,6 +112,7 @@ export async function startGatewayServer(
     baseUrl: `${server.url}/v1`,
     apiKey: secret,
     orgId,
+    owner: { id: owner.id, headers: platform },
     usage,
     usageReport,
     usageCsv,
@@ -130,7 +135,7 @@ function parseCalls(csv: string): RecordedCall[] {
     .slice(1)
     .filter((line) => line !== '')
     .map((line) => {
-      const [, , , model = '', provider = '', prompt, completion, , cost = '', , status] =
+      const [, , , model = '', provider = '', prompt, completion, , cost = '', , status, , kind = ''] =
         line.split(',');
       return {
         model,
@@ -139,6 +144,7 @@ function parseCalls(csv: string): RecordedCall[] {
         completionTokens: Number(completion),
         costUsd: cost,
         status: Number(status),
+        kind,
       };
     });
 }

@@ -135,6 +135,7 @@ describe.each(KINDS)('compaction with a %s provider', (kind) => {
           completionTokens: 15,
           costUsd: costOf({ prompt: 120, completion: 15 }),
           status: 200,
+          kind: 'chat',
         },
       ],
     );
