@@ -92,6 +92,13 @@ function rules(edges: readonly Edge[]): Rule[] {
       forbids: under('src/gateway'),
     },
     {
+      // Memory in chat calls goes through the gateway's port (gateway/memory/memory-port.ts),
+      // which app.ts fills; the gateway implements memory's embedder port, the one file it sees.
+      name: 'the gateway reaches memory only through ports',
+      applies: under('src/gateway'),
+      forbids: (to) => under('src/memory')(to) && to !== 'src/memory/embedder.ts',
+    },
+    {
       name: 'tenancy does not reach memory',
       applies: under('src/orgs'),
       forbids: under('src/memory'),
@@ -164,6 +171,7 @@ describe('the import graph', () => {
       { from: 'src/db/database.ts', to: 'src/memory/memory.repository.ts' },
       { from: 'src/config.ts', to: 'src/gateway/catalog.ts' },
       { from: 'src/memory/memory.service.ts', to: 'src/gateway/catalog.ts' },
+      { from: 'src/gateway/memory/memory-calls.ts', to: 'src/memory/chat-memory.ts' },
       { from: 'src/orgs/orgs.service.ts', to: 'src/memory/memory.service.ts' },
       { from: 'src/gateway/providers/openai/openai.provider.ts', to: 'src/gateway/router.ts' },
       { from: 'src/orgs/management.ts', to: 'src/projects/projects.routes.ts' },

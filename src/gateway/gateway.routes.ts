@@ -119,6 +119,7 @@ export function registerGatewayRoutes(
         dispatcher,
         usage,
         sealer: deps.sealer,
+        memory,
         idleTimeoutMs: deps.websocketIdleMs,
       });
 

@@ -7,6 +7,8 @@ import type { CallUsage } from '../call-usage.ts';
 import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
 import { checkBody } from '../chat.validation.ts';
 import type { Dispatcher } from '../dispatch.ts';
+import type { MemoryCalls } from '../memory/memory-calls.ts';
+import { type MemoryUse, memoryUseOf } from '../memory/memory-switch.ts';
 import { GatewayError, invalidRequest, serverError } from '../openai-errors.ts';
 import type { Sealer } from '../sealing.ts';
 import { expandCompactions, previousResponseNotFound } from './responses.compact.ts';
@@ -60,6 +62,8 @@ export interface ResponsesWebSocketDeps {
   readonly dispatcher: Dispatcher;
   readonly usage: CallUsage;
   readonly sealer: Sealer;
+  /** Recall and learning for connections that ask for memory (docs/memory-chat.md). */
+  readonly memory: MemoryCalls;
   /**
    * How long a connection may sit with no message and no response running before it is closed
    * (MNEMO_GATEWAY_WS_IDLE_SECONDS, 600 s by default: config.ts).
@@ -110,8 +114,19 @@ export function registerResponsesWebSocket(
         { upgrade: 'websocket' },
       );
     },
+    // The connection's memory is decided by its upgrade request, and refused before the upgrade
+    // as a POST would be: a bad header, rights the key lacks, memory off, a project not there.
+    preValidation: async (request) => {
+      const use = memoryUseOf(request.headers, request.keyHolder);
+      if (use instanceof GatewayError) throw use;
+      if (use) await deps.memory.check(use, request.keyHolder);
+    },
     wsHandler: (socket, request) => {
-      const connection = new ResponsesConnection(socket, request.keyHolder, request.log, deps);
+      const use = memoryUseOf(request.headers, request.keyHolder);
+      const connection = new ResponsesConnection(socket, request.keyHolder, request.log, {
+        ...deps,
+        memoryUse: use instanceof GatewayError ? undefined : use,
+      });
       connections.add(connection);
       socket.once('close', () => connections.delete(connection));
     },
@@ -130,7 +145,7 @@ class ResponsesConnection {
   readonly #socket: WebSocket;
   readonly #caller: KeyHolder;
   readonly #log: FastifyBaseLogger;
-  readonly #deps: ResponsesWebSocketDeps;
+  readonly #deps: ResponsesWebSocketDeps & { readonly memoryUse: MemoryUse | undefined };
   /** Aborts the provider's call of the response running when the client goes away. */
   readonly #gone = new AbortController();
   readonly #waiting: string[] = [];
@@ -143,7 +158,7 @@ class ResponsesConnection {
     socket: WebSocket,
     caller: KeyHolder,
     log: FastifyBaseLogger,
-    deps: ResponsesWebSocketDeps,
+    deps: ResponsesWebSocketDeps & { readonly memoryUse: MemoryUse | undefined },
   ) {
     this.#socket = socket;
     this.#caller = caller;
@@ -219,16 +234,28 @@ class ResponsesConnection {
       return;
     }
     const { body, input, previous } = request;
-    const chat = await toChatRequest(body, this.#deps.sealer);
-    if (chat instanceof GatewayError) {
+    const translated = await toChatRequest(body, this.#deps.sealer);
+    if (translated instanceof GatewayError) {
       this.#last = undefined;
-      this.#sendError(chat);
+      this.#sendError(translated);
       return;
     }
+    // Each response recalls for itself; no header can say per response what it recalled.
+    const use = this.#deps.memoryUse;
+    const recall = use && (await this.#deps.memory.prepare(use, this.#caller, translated));
+    const chat = recall ? recall.chat : translated;
     const ids = newResponseIds();
     const started = await startStreamedResponse(
       { ...this.#deps, log: this.#log },
-      { body, chat, ids, caller: this.#caller, startedAt, signal: this.#gone.signal },
+      {
+        body,
+        chat,
+        ids,
+        caller: this.#caller,
+        startedAt,
+        signal: this.#gone.signal,
+        answered: recall?.answered,
+      },
     );
     if (started instanceof GatewayError) {
       this.#last = undefined;
