@@ -24,10 +24,11 @@ async function apiKey(
   w: McpWorld,
   who: Person,
   orgId = w.orgId,
+  settings: { memoryAccess?: string } = {},
 ): Promise<{ id: string; secret: string }> {
   const response = await w.api(who, '/api/v1/api-keys', {
     method: 'POST',
-    body: { name: 'MCP client' },
+    body: { name: 'MCP client', ...settings },
     orgId,
   });
   expect(response.status).toBe(201);
@@ -225,6 +226,29 @@ describe('/mcp outside MCP', () => {
     expect(stream.status).toBe(405);
     // Without a credential, GET is refused like any request.
     expect((await fetch(`${w.url}/mcp`)).status).toBe(401);
+  });
+
+  test('a key’s memory rights bound it here too: none, nothing; read, no writing tool', async () => {
+    const w = world();
+    const ada = await w.person();
+    const none = await apiKey(w, ada, w.orgId, { memoryAccess: 'off' });
+    const refusedAll = await refused(await post(w.url, { authorization: `Bearer ${none.secret}` }));
+    expect(refusedAll).toMatchObject({
+      status: 403,
+      body: { error: 'the credential lacks the memory:read scope' },
+    });
+    const reader = await apiKey(w, ada, w.orgId, { memoryAccess: 'read' });
+    const client = await connectWithKey(w.url, reader.secret, 'legacy');
+    try {
+      expect((await callTool(client, 'list_memories')).isError).toBeFalsy();
+      const add = await callTool(client, 'add_memory', { content: 'Likes tea.' }).catch(
+        (error: Error) => ({ isError: true, message: error.message }),
+      );
+      expect(add.isError).toBe(true);
+      expect(JSON.stringify(add)).toContain('memory:write');
+    } finally {
+      await client.close();
+    }
   });
 
   test('a platform credential of /api is not an MCP credential', async () => {
