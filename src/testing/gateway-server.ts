@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { USAGE_CSV_COLUMNS } from '../usage/usage.csv.ts';
 import { type OAuthServer, startOAuthServer } from './oauth-server.ts';
 
 /** The gateway's configuration file, as docs/design.md §4 gives its format. */
@@ -135,16 +136,17 @@ function parseCalls(csv: string): RecordedCall[] {
     .slice(1)
     .filter((line) => line !== '')
     .map((line) => {
-      const [, , , model = '', provider = '', prompt, completion, , cost = '', , status, , kind = ''] =
-        line.split(',');
+      const fields = line.split(',');
+      const field = (name: (typeof USAGE_CSV_COLUMNS)[number]) =>
+        fields[USAGE_CSV_COLUMNS.indexOf(name)] ?? '';
       return {
-        model,
-        provider,
-        promptTokens: Number(prompt),
-        completionTokens: Number(completion),
-        costUsd: cost,
-        status: Number(status),
-        kind,
+        model: field('model'),
+        provider: field('provider'),
+        promptTokens: Number(field('prompt_tokens')),
+        completionTokens: Number(field('completion_tokens')),
+        costUsd: field('cost_usd'),
+        status: Number(field('status')),
+        kind: field('kind'),
       };
     });
 }

@@ -119,6 +119,50 @@ describe('the switch and the key’s rights', () => {
         .execute();
     }
   });
+
+  describe('over a /v1/responses WebSocket', () => {
+    /** Opens the socket with `headers`: the upgrade's refusal, or the text of one response. */
+    function respond(headers: Record<string, string>) {
+      const url = `${world.gateway.baseUrl.replace('http', 'ws')}/responses`;
+      const socket = new WebSocket(url, {
+        headers: { authorization: `Bearer ${world.gateway.apiKey}`, ...headers },
+      });
+      return new Promise<{ status: number; text: string }>((resolve, reject) => {
+        let text = '';
+        socket.once('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text: body }));
+        });
+        socket.once('open', () =>
+          socket.send(
+            JSON.stringify({ type: 'response.create', model: ECHO.openai, input: 'Tea?' }),
+          ),
+        );
+        socket.on('message', (data: Buffer) => {
+          const event = JSON.parse(data.toString()) as { type: string; delta?: string };
+          if (event.type === 'response.output_text.delta') text += event.delta ?? '';
+          if (event.type === 'response.completed' || event.type === 'error') {
+            socket.close();
+            resolve({ status: 101, text });
+          }
+        });
+        socket.once('error', reject);
+      });
+    }
+
+    test('the upgrade’s header applies to each response; a refused one is refused before the upgrade', async () => {
+      expect((await respond({ 'x-mnemo-memory': 'read' })).text).toContain(
+        quoted(memoryBlock(['- [preference] Prefers tea.'])),
+      );
+      expect((await respond({})).text).not.toContain(quoted(MEMORY_OPENING));
+      const refused = await respond({ 'x-mnemo-memory': 'maybe' });
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.text)).toMatchObject({ error: { code: 'invalid_memory_mode' } });
+    });
+  });
 });
 
 describe('project pools', () => {
@@ -323,56 +367,5 @@ describe('MNEMO_MEMORY_EXTRACTION=review', () => {
     expect((await world.memories()).memories.map((memory) => memory.content)).toEqual([
       'I live in Lisbon now.',
     ]);
-  });
-});
-
-describe('over a /v1/responses WebSocket', () => {
-  let world: MemoryChatWorld;
-  beforeAll(async () => {
-    world = await startMemoryChatWorld('openai');
-    await world.remember('Prefers tea.', 'preference');
-  });
-  afterAll(async () => {
-    await world?.close();
-  });
-
-  /** Opens the socket with `headers`: the upgrade's refusal, or the text of one response. */
-  function respond(headers: Record<string, string>) {
-    const url = `${world.gateway.baseUrl.replace('http', 'ws')}/responses`;
-    const socket = new WebSocket(url, {
-      headers: { authorization: `Bearer ${world.gateway.apiKey}`, ...headers },
-    });
-    return new Promise<{ status: number; text: string }>((resolve, reject) => {
-      let text = '';
-      socket.once('unexpected-response', (_request, response) => {
-        let body = '';
-        response.on('data', (chunk: Buffer) => {
-          body += chunk.toString();
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: body }));
-      });
-      socket.once('open', () =>
-        socket.send(JSON.stringify({ type: 'response.create', model: ECHO.openai, input: 'Tea?' })),
-      );
-      socket.on('message', (data: Buffer) => {
-        const event = JSON.parse(data.toString()) as { type: string; delta?: string };
-        if (event.type === 'response.output_text.delta') text += event.delta ?? '';
-        if (event.type === 'response.completed' || event.type === 'error') {
-          socket.close();
-          resolve({ status: 101, text });
-        }
-      });
-      socket.once('error', reject);
-    });
-  }
-
-  test('the upgrade’s header applies to each response; a refused one is refused before the upgrade', async () => {
-    expect((await respond({ 'x-mnemo-memory': 'read' })).text).toContain(
-      quoted(memoryBlock(['- [preference] Prefers tea.'])),
-    );
-    expect((await respond({})).text).not.toContain(quoted(MEMORY_OPENING));
-    const refused = await respond({ 'x-mnemo-memory': 'maybe' });
-    expect(refused.status).toBe(400);
-    expect(JSON.parse(refused.text)).toMatchObject({ error: { code: 'invalid_memory_mode' } });
   });
 });

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AnthropicSimulator, startAnthropicSimulator } from './anthropic-simulator.ts';
+import { EXTRACTION_EXAMPLE } from './simulated-extraction.ts';
 
 const apiKey = 'sk-ant-test-key';
 let sim: AnthropicSimulator;
@@ -558,17 +559,8 @@ describe('Anthropic simulator: turn rules', () => {
 });
 
 describe('Anthropic simulator: the echo and extraction models', () => {
-  const extractionPrompt = JSON.stringify({
-    known_memories: [{ id: 'mem_1', content: 'My name is Ada.', category: 'identity' }],
-    new_user_turns: ['My name is Ada Lovelace. I love green tea! I told you my name, remember?'],
-    assistant_reply: 'I remember you. I am glad to help.',
-  });
-  const proposals = {
-    proposals: [
-      { action: 'update', id: 'mem_1', content: 'My name is Ada Lovelace.', category: 'identity' },
-      { action: 'add', id: '', content: 'I love green tea!', category: 'preference' },
-    ],
-  };
+  const extractionPrompt = EXTRACTION_EXAMPLE.prompt;
+  const proposals = { proposals: EXTRACTION_EXAMPLE.proposals };
   // What the gateway sends for JSON mode: a forced tool named json_response.
   const extraction = {
     ...base,

@@ -7,6 +7,7 @@ import {
 } from '@google/genai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type GeminiSimulator, startGeminiSimulator } from './gemini-simulator.ts';
+import { EXTRACTION_EXAMPLE } from './simulated-extraction.ts';
 
 const apiKey = 'gemini-test-key';
 let sim: GeminiSimulator;
@@ -542,29 +543,10 @@ describe('Gemini simulator: embeddings', () => {
 });
 
 describe('Gemini simulator: the echo and extraction models', () => {
-  const extractionPrompt = JSON.stringify({
-    known_memories: [{ id: 'mem_1', content: 'My name is Ada.', category: 'identity' }],
-    new_user_turns: ['My name is Ada Lovelace. I love green tea! I told you my name, remember?'],
-    assistant_reply: 'I remember you. I am glad to help.',
-  });
+  const extractionPrompt = EXTRACTION_EXAMPLE.prompt;
   // The item schema has a store, so each proposal names the user's store.
   const proposals = {
-    proposals: [
-      {
-        action: 'update',
-        id: 'mem_1',
-        content: 'My name is Ada Lovelace.',
-        category: 'identity',
-        store: 'user',
-      },
-      {
-        action: 'add',
-        id: '',
-        content: 'I love green tea!',
-        category: 'preference',
-        store: 'user',
-      },
-    ],
+    proposals: EXTRACTION_EXAMPLE.proposals.map((proposal) => ({ ...proposal, store: 'user' })),
   };
   const extraction = {
     model,

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type OpenAiSimulator, startOpenAiSimulator } from './openai-simulator.ts';
+import { EXTRACTION_EXAMPLE } from './simulated-extraction.ts';
 
 const apiKey = 'sk-test-key';
 let sim: OpenAiSimulator;
@@ -541,17 +542,8 @@ describe('OpenAI simulator: embeddings', () => {
 });
 
 describe('OpenAI simulator: the echo and extraction models', () => {
-  const extractionPrompt = JSON.stringify({
-    known_memories: [{ id: 'mem_1', content: 'My name is Ada.', category: 'identity' }],
-    new_user_turns: ['My name is Ada Lovelace. I love green tea! I told you my name, remember?'],
-    assistant_reply: 'I remember you. I am glad to help.',
-  });
-  const proposals = {
-    proposals: [
-      { action: 'update', id: 'mem_1', content: 'My name is Ada Lovelace.', category: 'identity' },
-      { action: 'add', id: '', content: 'I love green tea!', category: 'preference' },
-    ],
-  };
+  const extractionPrompt = EXTRACTION_EXAMPLE.prompt;
+  const proposals = { proposals: EXTRACTION_EXAMPLE.proposals };
   const extraction = {
     model: 'gpt-4o-mini',
     messages: [

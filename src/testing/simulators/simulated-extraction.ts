@@ -170,3 +170,19 @@ function storeAsked(schema: object): boolean {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * One prompt and what the rule answers to it, for the simulators' own tests: an update of a
+ * known memory, an add, a question and an assistant reply that yield nothing.
+ */
+export const EXTRACTION_EXAMPLE = {
+  prompt: JSON.stringify({
+    known_memories: [{ id: 'mem_1', content: 'My name is Ada.', category: 'identity' }],
+    new_user_turns: ['My name is Ada Lovelace. I love green tea! I told you my name, remember?'],
+    assistant_reply: 'I remember you. I am glad to help.',
+  }),
+  proposals: [
+    { action: 'update', id: 'mem_1', content: 'My name is Ada Lovelace.', category: 'identity' },
+    { action: 'add', id: '', content: 'I love green tea!', category: 'preference' },
+  ],
+} as const;
