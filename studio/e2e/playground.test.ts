@@ -255,6 +255,66 @@ test('the temporary key is revoked when the person signs out, and when the page 
     .toEqual([true, true]);
 });
 
+test('with Recall, the call asks for memory and the answer lists the memories it recalled', async () => {
+  const person = await t.person({ name: 'Katherine Johnson' });
+  for (const [content, category] of [
+    ['Prefers answers in French', 'preference'],
+    ['Works on the orbital mechanics team', 'identity'],
+  ]) {
+    const added = await t.api(person.id, 'POST', '/api/v1/memory', { content, category });
+    expect(added.status).toBe(201);
+  }
+  const page = await t.newPage();
+  const asked: (string | undefined)[] = [];
+  page.on('request', (request) => {
+    if (request.url() === `${t.url}/v1/chat/completions`) {
+      asked.push(request.headers()['x-mnemo-memory']);
+    }
+  });
+  await t.signIn(page, '/playground', person);
+  const memory = page.getByRole('combobox', { name: 'Memory' });
+  await memory.waitFor();
+  expect(await memory.locator('option').allTextContents()).toEqual([
+    'Off',
+    'Recall',
+    'Recall and learn',
+  ]);
+  expect(await memory.locator('option:checked').textContent()).toBe('Off');
+  await page.getByRole('combobox', { name: 'Model' }).selectOption('sim/gpt-4.1');
+  const message = page.getByRole('textbox', { name: 'Message' });
+
+  // Off: the call says so, goes out as it came, and the answer lists nothing.
+  sim.script({ kind: 'text', text: 'Hello.' });
+  await message.fill('Say hello');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const first = page.getByRole('region', { name: 'Messages' }).locator('.turn').filter({
+    hasText: 'Say hello',
+  });
+  await first.getByText(/\d+ prompt/).waitFor();
+  expect(await first.getByText('Remembered:').count()).toBe(0);
+  expect(JSON.stringify(sim.requests.at(-1)?.body)).not.toContain('French');
+
+  // Recall: the memories go into the prompt, and under the answer by their text.
+  await memory.selectOption({ label: 'Recall' });
+  expect(await t.axe(page)).toEqual([]);
+  sim.script({ kind: 'text', text: 'Bonjour.' });
+  await message.fill('Greet me as I like');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const second = page.getByRole('region', { name: 'Messages' }).locator('.turn').filter({
+    hasText: 'Greet me as I like',
+  });
+  const remembered = second.locator('.remembered');
+  await remembered.getByRole('listitem').nth(1).waitFor();
+  expect(await remembered.locator('.remembered-label').textContent()).toBe('Remembered:');
+  expect((await remembered.getByRole('listitem').allTextContents()).sort()).toEqual([
+    'Prefers answers in French',
+    'Works on the orbital mechanics team',
+  ]);
+  expect(JSON.stringify(sim.requests.at(-1)?.body)).toContain('Prefers answers in French');
+  expect(asked).toEqual(['off', 'read']);
+  expect(await t.axe(page)).toEqual([]);
+});
+
 test('at 375 px, in the dark, the playground fits and reads well', async () => {
   const page = await t.newPage({ viewport: PHONE, colorScheme: 'dark' });
   await openPlayground(page);

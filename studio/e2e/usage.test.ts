@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { newRowId } from '../../src/db/row-id.ts';
 import { createUsageRepository } from '../../src/usage/usage.repository.ts';
-import { type Person, PHONE, type StudioTest, startStudioTest } from './studio-harness.ts';
+import { ok, type Person, PHONE, type StudioTest, startStudioTest } from './studio-harness.ts';
 
 let t: StudioTest;
 let member: Person;
@@ -226,8 +226,15 @@ test('Export CSV downloads the calls of the range with the access token', async 
   const { readFile } = await import('node:fs/promises');
   const lines = (await readFile(path, 'utf8')).split('\r\n');
   expect(lines[0]).toBe(
-    'time,user_id,key_id,model,provider,prompt_tokens,completion_tokens,total_tokens,cost_usd,latency_ms,status,reasoning_tokens',
+    'time,user_id,key_id,model,provider,prompt_tokens,completion_tokens,total_tokens,cost_usd,latency_ms,status,reasoning_tokens,kind',
   );
+  // Every call here was a chat call (none learned memories).
+  expect(lines.slice(1, -1).map((line) => line.split(',').at(-1))).toEqual([
+    'chat',
+    'chat',
+    'chat',
+    'chat',
+  ]);
   // Oldest first; the two calls of today share their time, in the order they were recorded.
   expect(lines.slice(1).map((line) => line.split(',').slice(1, 9).join(','))).toEqual([
     `${t.owner.id},${DELETED_KEY},openai/gpt-4.1,openai,2000,1000,3000,0.012000`,
@@ -306,6 +313,54 @@ test('a model without a price: its cost is unknown, and a total of known costs s
   expect(await page.locator('.usage-totals [title]').getAttribute('title')).toBe(
     'At least: 2 calls without a price are not counted',
   );
+  expect(await t.axe(page)).toEqual([]);
+});
+
+test('calls that learned memories are told apart from chat calls, by kind', async () => {
+  // Acme's calls are all chat calls: no table by kind, which would only repeat the totals.
+  const acme = await t.newPage();
+  await t.signIn(acme, '/usage');
+  await expect.poll(() => rows(acme, 'By model')).toHaveLength(2);
+  expect(await acme.getByRole('region', { name: 'By kind' }).count()).toBe(0);
+
+  const other = await t.server.t.fixtures.org({ name: 'Recall Co' });
+  const owner = await t.person({ orgId: other, role: 'owner', name: 'Rosalind' });
+  const keyId = (
+    await ok<{ key: { id: string } }>(
+      t.api(owner.id, 'POST', '/api/v1/api-keys', { name: 'Assistant' }, other),
+    )
+  ).key.id;
+  const today = Date.now() - (Date.now() % DAY_MS);
+  const call = (kind: 'chat' | 'extraction', prompt: number, costMicroUsd: number) => ({
+    id: newRowId(),
+    at: today + 12 * 3_600_000,
+    org_id: other,
+    user_id: owner.id,
+    key_id: keyId,
+    model: 'openai/gpt-4.1',
+    provider: 'openai',
+    prompt_tokens: prompt,
+    completion_tokens: 100,
+    total_tokens: prompt + 100,
+    cost_micro_usd: costMicroUsd,
+    latency_ms: 700,
+    status: 200,
+    kind,
+  });
+  await createUsageRepository(t.server.t.database.db).insertMany([
+    call('chat', 1000, 2800),
+    call('chat', 500, 1800),
+    call('extraction', 300, 1400),
+  ]);
+  const page = await t.newPage();
+  await t.signIn(page, '/usage', owner);
+  await expect.poll(() => totals(page)).toContainEqual(['Requests', '3']);
+  await expect
+    .poll(() => rows(page, 'By kind'))
+    .toEqual([
+      ['Chat', '2', '1,500', '200', '1,700', '$0.0046'],
+      ['Extraction (learning memories)', '1', '300', '100', '400', '$0.0014'],
+    ]);
   expect(await t.axe(page)).toEqual([]);
 });
 

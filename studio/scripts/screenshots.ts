@@ -62,8 +62,13 @@ async function seed(t: StudioTest) {
     ['Likes diagrams in answers about architecture', 'preference'],
     ['Keeps notes at https://notes.example.com/ada/ledger/architecture/event-sourcing/snapshots'],
   ];
+  const saved = new Map<string, string>();
   for (const [content, category] of mine) {
-    await post(t, ada.id, '/api/v1/memory', { content, ...(category ? { category } : {}) });
+    const answer = await post(t, ada.id, '/api/v1/memory', {
+      content,
+      ...(category ? { category } : {}),
+    });
+    saved.set(content, answer.memory?.id as string);
   }
 
   const ledger = (
@@ -94,11 +99,14 @@ async function seed(t: StudioTest) {
     user: katherine.id,
   });
 
-  const production = (await post(t, ada.id, '/api/v1/api-keys', { name: 'Production app' })).key;
+  const production = (
+    await post(t, ada.id, '/api/v1/api-keys', { name: 'Production app', memory: 'read-write' })
+  ).key;
   const ci = (
     await post(t, grace.id, '/api/v1/api-keys', {
       name: 'CI pipeline',
       expiresAt: new Date(Date.now() + 90 * DAY_MS).toISOString(),
+      memoryAccess: 'off',
     })
   ).key;
   const old = (await post(t, ada.id, '/api/v1/api-keys', { name: 'Old laptop' })).key;
@@ -138,8 +146,56 @@ async function seed(t: StudioTest) {
     }
   }
   await createUsageRepository(t.server.t.database.db).insertMany(rows);
+  await seedProposals(t, {
+    keyId: production?.id as string,
+    ledger: ledger.id,
+    goal: saved.get(mine[2]?.[0] ?? '') as string,
+  });
   await seedConnections(t);
   return { ledger: ledger.id };
+}
+
+/**
+ * What Ada's production app learned from her chats while the server learns for review
+ * (MNEMO_MEMORY_EXTRACTION=review): the queue the Memories page shows above her list. Written
+ * to the store as extraction leaves it; a chat call per proposal would need a model to learn.
+ */
+async function seedProposals(t: StudioTest, from: { keyId: string; ledger: string; goal: string }) {
+  const at = Date.now() - 2 * 3_600_000;
+  const proposal = (
+    minutes: number,
+    fields: { content: string; category: string; memoryId?: string; projectId?: string },
+  ) => ({
+    id: newRowId(),
+    org_id: t.orgId,
+    user_id: t.owner.id,
+    key_id: from.keyId,
+    project_id: fields.projectId ?? null,
+    action: fields.memoryId ? ('update' as const) : ('add' as const),
+    memory_id: fields.memoryId ?? null,
+    content: fields.content,
+    category: fields.category,
+    created_at: at + minutes * 60_000,
+  });
+  const rows = [
+    proposal(0, {
+      content: 'Reviews pull requests first thing in the morning',
+      category: 'preference',
+    }),
+    proposal(4, {
+      content: 'Wants to move the ledger service to PostgreSQL 17 before the April freeze',
+      category: 'goal',
+      memoryId: from.goal,
+    }),
+    proposal(9, {
+      content: 'The backfill job is throttled to 500 rows a second',
+      category: 'project',
+      projectId: from.ledger,
+    }),
+  ];
+  await t.server.t.database.write((trx) =>
+    trx.insertInto('memory_proposals').values(rows).execute(),
+  );
 }
 
 /**
@@ -247,6 +303,7 @@ async function main() {
         ready: (p) => p.getByText('Tokens').first().waitFor(),
         act: async (p) => {
           await p.getByRole('combobox', { name: 'Model' }).waitFor();
+          await p.getByRole('combobox', { name: 'Memory' }).selectOption('read');
           await p
             .getByRole('textbox', { name: 'Message' })
             .fill('What should I keep in mind for the ledger cut-over?');
@@ -257,6 +314,28 @@ async function main() {
         name: 'api-keys',
         path: '/settings/api-keys',
         ready: (p) => p.getByText('CI pipeline').first().waitFor(),
+      },
+      {
+        name: 'api-keys-create',
+        path: '/settings/api-keys',
+        ready: (p) => p.getByRole('combobox', { name: 'Memory rights' }).waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Create key' }).click();
+          await p.getByRole('textbox', { name: 'Name' }).fill('Support assistant');
+          await p.getByRole('combobox', { name: 'Memory in chat calls' }).selectOption('read');
+          await p.getByRole('combobox', { name: 'Memory rights' }).selectOption('read');
+        },
+      },
+      {
+        name: 'api-keys-edit-memory',
+        path: '/settings/api-keys',
+        ready: (p) => p.getByRole('dialog', { name: 'Memory of “Production app”' }).waitFor(),
+        act: (p) =>
+          p
+            .getByRole('row')
+            .filter({ hasText: 'Production app' })
+            .getByRole('button', { name: 'Edit memory' })
+            .click(),
       },
       {
         name: 'api-keys-created',

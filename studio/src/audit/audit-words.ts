@@ -1,4 +1,5 @@
 import type { components } from '../api/openapi.d.ts';
+import { memoryLabel, rightsLabel } from '../keys/key-memory.ts';
 
 export type AuditEntry = components['schemas']['AuditEntry'];
 
@@ -68,8 +69,8 @@ const joined = (parts: readonly (string | undefined)[]) => {
 /**
  * An audit entry in words. The actions are those the API records (`recordAudit` calls):
  * org.update, member.add|role|remove, project.create|update|delete, collaborator.set|remove,
- * api_key.create|revoke, and list|get|add|update|delete of memories done for another member.
- * An action not known here is shown as the API names it.
+ * api_key.create|update|revoke, and list|get|add|update|delete of memories done for another
+ * member. An action not known here is shown as the API names it.
  */
 export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEntry {
   const d = entry.details ?? {};
@@ -147,6 +148,16 @@ export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEn
       return { action: 'Created an API key', target: person, details: quoted(d.name) };
     case 'api_key.revoke':
       return { action: 'Revoked an API key', target: person, details: quoted(d.name) };
+    case 'api_key.update':
+      return {
+        action: 'Changed an API key’s memory',
+        target: person,
+        details: joined([
+          quoted(d.name),
+          `memory in chat calls: ${memoryLabel(d.memory) ?? '?'}`,
+          `rights: ${rightsLabel(d.memoryAccess) ?? '?'}`,
+        ]),
+      };
     default: {
       const memoryAct = MEMORY_ACTS[entry.action];
       if (memoryAct) return { action: memoryAct, target: person, details: undefined };

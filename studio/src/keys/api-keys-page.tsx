@@ -7,7 +7,9 @@ import { useHeadingFocusAfterClose } from '../ui/heading-focus.ts';
 import { ErrorNotice, Loading } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { CreateKeyDialog } from './create-key-dialog.tsx';
+import { EditKeyMemoryDialog } from './edit-key-memory-dialog.tsx';
 import { type ApiKey, keyState } from './key-lifetime.ts';
+import { memoryLabel, rightsLabel } from './key-memory.ts';
 import { useKeys, useMemberNames, useProjects } from './keys-queries.ts';
 import { RevokeKeyDialog } from './revoke-key-dialog.tsx';
 import { SettingsNav } from './settings-nav.tsx';
@@ -22,6 +24,7 @@ export function ApiKeysPage() {
   const keys = useKeys();
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey>();
+  const [editing, setEditing] = useState<ApiKey>();
   const [announcement, setAnnouncement] = useState('');
   // A revoked key's row moves to the revoked group, and its button with it.
   const focusHeadingAfterClose = useHeadingFocusAfterClose(revoking !== undefined);
@@ -76,6 +79,7 @@ export function ApiKeysPage() {
                   keys={live}
                   owners={owners}
                   onRevoke={(key) => setRevoking(key)}
+                  onEditMemory={(key) => setEditing(key)}
                 />
               ) : (
                 <p className="muted keys-none">
@@ -107,6 +111,14 @@ export function ApiKeysPage() {
         onClose={(name) => {
           setCreating(false);
           if (name) setAnnouncement(`Key “${name}” created.`);
+        }}
+      />
+      <EditKeyMemoryDialog
+        target={editing}
+        owner={editing && owners ? owners(editing) : undefined}
+        onClose={(saved) => {
+          setEditing(undefined);
+          if (saved) setAnnouncement(`Memory settings of “${saved.name}” saved.`);
         }}
       />
       <RevokeKeyDialog
@@ -143,6 +155,7 @@ function KeyTable(props: {
   keys: ApiKey[];
   owners: ((key: ApiKey) => string) | undefined;
   onRevoke?: (key: ApiKey) => void;
+  onEditMemory?: (key: ApiKey) => void;
 }) {
   const projects = useProjects();
   const projectName = (id: string) =>
@@ -162,6 +175,7 @@ function KeyTable(props: {
             <th scope="col">Key</th>
             {props.owners ? <th scope="col">Owner</th> : null}
             {withProjects ? <th scope="col">Project</th> : null}
+            <th scope="col">Memory</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
             <th scope="col">{props.onRevoke ? 'Expires' : 'Status'}</th>
@@ -187,6 +201,9 @@ function KeyTable(props: {
                   {key.projectId ? projectName(key.projectId) : <Muted>None</Muted>}
                 </td>
               ) : null}
+              <td data-label="Memory">
+                <KeyMemory apiKey={key} />
+              </td>
               <td data-label="Created">
                 <time dateTime={key.createdAt} title={formatDateTime(key.createdAt)}>
                   {formatDate(key.createdAt)}
@@ -206,6 +223,16 @@ function KeyTable(props: {
               </td>
               {props.onRevoke ? (
                 <td className="key-actions">
+                  {props.onEditMemory ? (
+                    <button
+                      type="button"
+                      className="button small"
+                      aria-describedby={`${ids}-${key.id}`}
+                      onClick={() => props.onEditMemory?.(key)}
+                    >
+                      Edit memory
+                    </button>
+                  ) : null}
                   <button
                     type="button"
                     className="button small"
@@ -225,6 +252,16 @@ function KeyTable(props: {
 }
 
 const Muted = (props: { children: string }) => <span className="muted">{props.children}</span>;
+
+/** What calls with the key do with memory unless they say, over the most they may do. */
+function KeyMemory({ apiKey: key }: { apiKey: ApiKey }) {
+  return (
+    <span className="key-memory">
+      <span className={key.memory === 'off' ? 'muted' : undefined}>{memoryLabel(key.memory)}</span>
+      <span className="key-memory-rights">Rights: {rightsLabel(key.memoryAccess)}</span>
+    </span>
+  );
+}
 
 /** When an active key expires, or how an ended one ended. */
 function Lifetime({ apiKey: key, now }: { apiKey: ApiKey; now: number }) {

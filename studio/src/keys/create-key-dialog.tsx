@@ -6,7 +6,9 @@ import { useStudio } from '../app/studio-context.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { ErrorNotice } from '../ui/notice.tsx';
 import { type ExpiryChoice, expiryFor, today } from './key-lifetime.ts';
+import { DEFAULT_KEY_MEMORY, type KeyMemory } from './key-memory.ts';
 import { createKey, useProjects } from './keys-queries.ts';
+import { MemoryFields } from './memory-fields.tsx';
 
 /** The longest name the API takes (keys.schemas.ts), counted in characters. */
 const NAME_MAX_CHARS = 100;
@@ -29,6 +31,7 @@ export function CreateKeyDialog(props: { open: boolean; onClose: (created?: stri
   const [expiry, setExpiry] = useState<ExpiryChoice>('never');
   const [date, setDate] = useState('');
   const [projectId, setProjectId] = useState('');
+  const [memory, setMemory] = useState<KeyMemory>(DEFAULT_KEY_MEMORY);
   const [problems, setProblems] = useState<{ name?: string; date?: string }>({});
   const [pending, setPending] = useState(false);
   const [failure, setFailure] = useState<unknown>();
@@ -41,6 +44,7 @@ export function CreateKeyDialog(props: { open: boolean; onClose: (created?: stri
     setExpiry('never');
     setDate('');
     setProjectId('');
+    setMemory(DEFAULT_KEY_MEMORY);
     setProblems({});
     setFailure(undefined);
     props.onClose(madeName);
@@ -66,6 +70,7 @@ export function CreateKeyDialog(props: { open: boolean; onClose: (created?: stri
         name: trimmed,
         ...(expiresAt === undefined ? {} : { expiresAt }),
         ...(projectId === '' ? {} : { projectId }),
+        ...memory,
       });
       setCreated({ name: answer.key.name, secret: answer.secret });
       void queryClient.invalidateQueries({ queryKey: queryKeys.apiKeys(studio.org.id) });
@@ -87,8 +92,14 @@ export function CreateKeyDialog(props: { open: boolean; onClose: (created?: stri
         <SecretView created={created} onDone={finish} />
       ) : (
         <KeyForm
-          values={{ name, expiry, date, projectId }}
-          set={{ name: setName, expiry: setExpiry, date: setDate, projectId: setProjectId }}
+          values={{ name, expiry, date, projectId, memory }}
+          set={{
+            name: setName,
+            expiry: setExpiry,
+            date: setDate,
+            projectId: setProjectId,
+            memory: setMemory,
+          }}
           problems={problems}
           pending={pending}
           failure={failure}
@@ -101,12 +112,19 @@ export function CreateKeyDialog(props: { open: boolean; onClose: (created?: stri
 }
 
 function KeyForm(props: {
-  values: { name: string; expiry: ExpiryChoice; date: string; projectId: string };
+  values: {
+    name: string;
+    expiry: ExpiryChoice;
+    date: string;
+    projectId: string;
+    memory: KeyMemory;
+  };
   set: {
     name: (v: string) => void;
     expiry: (v: ExpiryChoice) => void;
     date: (v: string) => void;
     projectId: (v: string) => void;
+    memory: (v: KeyMemory) => void;
   };
   problems: { name?: string; date?: string };
   pending: boolean;
@@ -205,6 +223,7 @@ function KeyForm(props: {
             : 'Binds the key to one project; a project with live keys bound to it cannot be deleted.'}
         </span>
       </div>
+      <MemoryFields value={values.memory} onChange={set.memory} />
       <div className="dialog-actions">
         <button type="button" className="button" onClick={props.onCancel} disabled={props.pending}>
           Cancel

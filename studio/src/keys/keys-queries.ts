@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { data, inOrg } from '../api/client.ts';
 import { apiKeysQuery, membersQuery, projectsQuery } from '../api/queries.ts';
 import { isManager, type Studio, useStudio } from '../app/studio-context.tsx';
+import type { KeyMemory } from './key-memory.ts';
 
 /** The keys the person may see, under the one cache key every page shares. */
 export function useKeys() {
@@ -28,7 +29,7 @@ export function useProjects() {
 /** Makes a key; its answer goes to the caller only, never into a cache. */
 export async function createKey(
   { api, org }: Pick<Studio, 'api' | 'org'>,
-  body: { name: string; expiresAt?: string; projectId?: string },
+  body: { name: string; expiresAt?: string; projectId?: string } & Partial<KeyMemory>,
 ) {
   return data(api.POST('/api/v1/api-keys', { params: { header: inOrg(org.id) }, body }));
 }
@@ -37,4 +38,16 @@ export async function revokeKey({ api, org }: Pick<Studio, 'api' | 'org'>, id: s
   await data(
     api.DELETE('/api/v1/api-keys/{id}', { params: { header: inOrg(org.id), path: { id } } }),
   );
+}
+
+/** Changes a key's memory settings; the API answers the key as it now is. */
+export async function updateKeyMemory(
+  { api, org }: Pick<Studio, 'api' | 'org'>,
+  id: string,
+  body: Partial<KeyMemory>,
+) {
+  const answer = await data(
+    api.PATCH('/api/v1/api-keys/{id}', { params: { header: inOrg(org.id), path: { id } }, body }),
+  );
+  return answer.key;
 }

@@ -9,6 +9,8 @@ import { ErrorNotice, Loading } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { type Added, AddMemory } from './add-memory.tsx';
 import { CATEGORIES, UNCATEGORIZED } from './categories.ts';
+import type { Accepted, Proposal } from './memory-proposals.ts';
+import { landsIn, MemoryReview } from './memory-review.tsx';
 import { explainPoolChange, MemoryRow } from './memory-row.tsx';
 import { itemQuery, type MemoryScope } from './memory-scope.ts';
 import { scheduleDelete, usePendingDeletes } from './pending-deletes.ts';
@@ -106,6 +108,15 @@ export function MemoriesPage() {
     }
   };
 
+  // An accepted proposal is a save like any other: shown at once where it lands, else pulled.
+  const onAccepted = (proposal: Proposal, accepted: Accepted) => {
+    if (landsIn(proposal, scope) && !accepted.folded && 'createdAt' in accepted.memory) {
+      sync.wrote(accepted.memory);
+    } else {
+      sync.pullNow();
+    }
+  };
+
   const { api, org } = useStudio();
   // In a pool, adding takes editor access (spec); a viewer is told rather than refused.
   const projects = useProjects();
@@ -155,6 +166,7 @@ export function MemoriesPage() {
               for editor access to add memories.
             </p>
           )}
+          <MemoryReview scope={scope} onAccepted={onAccepted} />
           {folded ? (
             <div className="notice info" role="status">
               <span>

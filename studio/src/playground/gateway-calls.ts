@@ -1,5 +1,6 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ApiError, errorFromResponse } from '../api/errors.ts';
+import type { MemoryMode } from '../keys/key-memory.ts';
 
 /**
  * `/v1` as any OpenAI client calls it, with an API key: not in the platform API's OpenAPI
@@ -71,8 +72,15 @@ export async function startChat(request: {
   secret: string;
   model: string;
   messages: readonly ChatMessage[];
+  /** What the call does with the person's memories (`x-mnemo-memory`). */
+  memory: MemoryMode;
   signal: AbortSignal;
-}): Promise<{ routing: Routing; events: AsyncGenerator<ChatEvent> }> {
+}): Promise<{
+  routing: Routing;
+  /** The memories recalled into the prompt, by id; undefined when the call had no memory. */
+  recalled: readonly string[] | undefined;
+  events: AsyncGenerator<ChatEvent>;
+}> {
   const response = await send('/v1/chat/completions', {
     method: 'POST',
     signal: request.signal,
@@ -80,6 +88,7 @@ export async function startChat(request: {
       authorization: `Bearer ${request.secret}`,
       'content-type': 'application/json',
       accept: 'text/event-stream',
+      'x-mnemo-memory': request.memory,
     },
     body: JSON.stringify({
       model: request.model,
@@ -89,12 +98,15 @@ export async function startChat(request: {
     }),
   });
   if (!response.ok || !response.body) throw await errorFromResponse(response);
+  const recalled = response.headers.get('x-mnemo-memories');
   return {
     routing: {
       model: response.headers.get('x-mnemo-model'),
       provider: response.headers.get('x-mnemo-provider'),
       route: response.headers.get('x-mnemo-route'),
     },
+    // Present, though empty, whenever the call used memory; absent when it did not.
+    recalled: recalled === null ? undefined : recalled.split(',').filter((id) => id !== ''),
     events: readEvents(response.body, response.status),
   };
 }

@@ -11,11 +11,13 @@ import {
 } from 'react';
 import { ApiError } from '../api/errors.ts';
 import { useStudio } from '../app/studio-context.tsx';
+import { MEMORY_CHOICES, type MemoryMode } from '../keys/key-memory.ts';
 import { Loading } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { type ChatMessage, listModels, type ModelList, startChat } from './gateway-calls.ts';
 import { gatewayFailure } from './gateway-failure.ts';
 import { NoModels } from './no-models.tsx';
+import { recalledMemories } from './recalled-memories.ts';
 import { createTemporaryKey, type TemporaryKey } from './temporary-key.ts';
 import { type Turn, TurnView } from './turn-view.tsx';
 import './playground.css';
@@ -102,8 +104,17 @@ function history(system: string, turns: readonly Turn[]): ChatMessage[] {
 }
 
 function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: TemporaryKey }) {
-  const ids = { model: useId(), modelHint: useId(), system: useId(), message: useId() };
+  const studio = useStudio();
+  const ids = {
+    model: useId(),
+    modelHint: useId(),
+    memory: useId(),
+    memoryHint: useId(),
+    system: useId(),
+    message: useId(),
+  };
   const [model, setModel] = useState(list.router?.id ?? list.models[0]?.id ?? '');
+  const [memory, setMemory] = useState<MemoryMode>('off');
   const [system, setSystem] = useState('');
   const [draft, setDraft] = useState('');
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -146,13 +157,23 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
     setAnnouncement('Waiting for the answer…');
     let begun = false;
     try {
-      const { routing, events } = await withKey(temporaryKey, (secret) =>
-        startChat({ secret, model, messages, signal: controller.signal }),
+      const { routing, recalled, events } = await withKey(temporaryKey, (secret) =>
+        startChat({ secret, model, messages, memory, signal: controller.signal }),
       );
       begun = true;
       // The message is in the conversation now; the box is free for the next one.
       setDraft((current) => (current.trim() === message ? '' : current));
-      update(id, () => ({ status: 'streaming', routing }));
+      update(id, () => ({
+        status: 'streaming',
+        routing,
+        ...(recalled === undefined ? {} : { remembered: { ids: recalled } }),
+      }));
+      if (recalled && recalled.length > 0) {
+        void recalledMemories(studio, recalled).then(
+          (memories) => update(id, () => ({ remembered: { ids: recalled, memories } })),
+          (error: unknown) => update(id, () => ({ remembered: { ids: recalled, error } })),
+        );
+      }
       for await (const event of events) {
         if (event.type === 'text') update(id, (turn) => ({ answer: turn.answer + event.text }));
         else update(id, () => ({ usage: event.usage }));
@@ -225,6 +246,28 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
             {isRouter
               ? 'The router picks a model for each message; each answer says which, and why.'
               : 'This model answers every message, as asked by name.'}
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor={ids.memory}>Memory</label>
+          <select
+            id={ids.memory}
+            value={memory}
+            onChange={(event) => setMemory(event.target.value as MemoryMode)}
+            aria-describedby={ids.memoryHint}
+          >
+            {MEMORY_CHOICES.map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
+          <span id={ids.memoryHint} className="field-hint">
+            {memory === 'off'
+              ? 'Your memories stay out of the conversation.'
+              : memory === 'read'
+                ? 'Your memories go into the prompt; each answer lists the ones it was given.'
+                : 'As Recall; new memories are also learned from the conversation.'}
           </span>
         </div>
         <div className="field">

@@ -1,6 +1,15 @@
 import { formatInteger } from '../ui/format.ts';
 import type { Routing, Usage } from './gateway-calls.ts';
 import { gatewayFailure } from './gateway-failure.ts';
+import type { RecalledMemory } from './recalled-memories.ts';
+
+/** The memories an answer recalled: their ids at once, their texts once listed. */
+export interface Remembered {
+  readonly ids: readonly string[];
+  readonly memories?: readonly RecalledMemory[];
+  /** Why their texts could not be listed. */
+  readonly error?: unknown;
+}
 
 /** One exchange: the person's message and the model's answer as it streams in. */
 export interface Turn {
@@ -13,6 +22,8 @@ export interface Turn {
   readonly routing?: Routing;
   readonly usage?: Usage;
   readonly error?: unknown;
+  /** Set when the call used memory (`x-mnemo-memories`). */
+  readonly remembered?: Remembered;
 }
 
 /** Answers are shown as text, never as HTML: a model's output is not the studio's markup. */
@@ -39,6 +50,7 @@ export function TurnView({ turn }: { turn: Turn }) {
             {gatewayFailure(turn.error)}
           </p>
         ) : null}
+        {turn.remembered ? <RememberedLine remembered={turn.remembered} /> : null}
         {turn.routing ? <AnswerFacts routing={turn.routing} usage={turn.usage} /> : null}
       </div>
     </li>
@@ -74,5 +86,41 @@ function AnswerFacts({ routing, usage }: { routing: Routing; usage: Usage | unde
         </div>
       ) : null}
     </dl>
+  );
+}
+
+/** "Remembered: …": what the call recalled into the prompt, as the person's memories say it. */
+function RememberedLine({ remembered }: { remembered: Remembered }) {
+  const { ids, memories } = remembered;
+  if (ids.length === 0) {
+    return (
+      <p className="remembered">
+        <span className="remembered-label">Remembered:</span>{' '}
+        <span className="muted">nothing that fits this message</span>
+      </p>
+    );
+  }
+  const count = `${formatInteger(ids.length)} ${ids.length === 1 ? 'memory' : 'memories'}`;
+  if (!memories) {
+    return (
+      <p className="remembered">
+        <span className="remembered-label">Remembered:</span>{' '}
+        <span className="muted">
+          {remembered.error ? `${count} (their texts could not be loaded)` : `${count}…`}
+        </span>
+      </p>
+    );
+  }
+  return (
+    <div className="remembered">
+      <span className="remembered-label">Remembered:</span>
+      <ul>
+        {memories.map((memory) => (
+          <li key={memory.id}>
+            {memory.content ?? <span className="muted">A memory that is no longer listed</span>}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -30,14 +30,15 @@ import {
   searchOfChoice,
   todayUtc,
 } from './usage-range.ts';
-import { ByKeyTable, ByModelTable } from './usage-tables.tsx';
+import { ByKeyTable, ByKindTable, ByModelTable } from './usage-tables.tsx';
 import './usage.css';
 
-type Grouping = 'day' | 'model' | 'key';
+type Grouping = 'day' | 'model' | 'key' | 'kind';
 
 /**
  * What the chat interface (/v1) was used for in a range of days: totals, a chart by day, and
- * tables by model and by API key; members see their own calls, owners and admins everyone's.
+ * tables by model and by API key, and by kind once memories were learned from chat calls;
+ * members see their own calls, owners and admins everyone's.
  */
 export function UsagePage() {
   const { org } = useStudio();
@@ -49,9 +50,11 @@ export function UsagePage() {
   const byDay = useReport('day', range);
   const byModel = useReport('model', range);
   const byKey = useReport('key', range);
+  const byKind = useReport('kind', range);
   const keys = useKeys();
   const members = useMembers(manager);
-  const failed = [byDay, byModel, byKey].find((q) => q.isError);
+  const reports = [byDay, byModel, byKey, byKind];
+  const failed = reports.find((q) => q.isError);
 
   return (
     <Page
@@ -88,7 +91,7 @@ export function UsagePage() {
         <ErrorNotice
           error={failed.error}
           onRetry={() => {
-            for (const query of [byDay, byModel, byKey]) if (query.isError) void query.refetch();
+            for (const query of reports) if (query.isError) void query.refetch();
           }}
         />
       ) : byDay.data === undefined ? (
@@ -96,7 +99,7 @@ export function UsagePage() {
       ) : (
         <div
           className="usage-body"
-          aria-busy={byDay.isFetching || byModel.isFetching || byKey.isFetching}
+          aria-busy={reports.some((q) => q.isFetching)}
           data-stale={byDay.isPlaceholderData || undefined}
         >
           {byDay.data.totals.requests === 0 ? (
@@ -116,6 +119,10 @@ export function UsagePage() {
                       : undefined
                   }
                 />
+              ) : null}
+              {/* Only chat calls: the table would say nothing the totals do not. */}
+              {byKind.data?.groups.some((group) => group.key !== 'chat') ? (
+                <ByKindTable groups={byKind.data.groups} />
               ) : null}
               {keys.isError ? <ErrorNotice error={keys.error} onRetry={keys.refetch} /> : null}
             </>

@@ -147,3 +147,36 @@ export function ByKeyTable(props: {
     </TableSection>
   );
 }
+
+/** The kinds of call usage counts, in words: a client's own, or the one that learned from it. */
+const KINDS: Record<string, string> = {
+  chat: 'Chat',
+  extraction: 'Extraction (learning memories)',
+};
+
+/**
+ * Chat calls apart from the extraction calls the gateway makes after them to learn memories,
+ * which cost tokens of their own.
+ */
+export function ByKindTable(props: { groups: readonly Group[] }) {
+  return (
+    <TableSection title="By kind">
+      <thead>
+        <tr>
+          <th scope="col">Kind</th>
+          <FigureHeadings />
+        </tr>
+      </thead>
+      <tbody>
+        {byUse(props.groups).map((group) => (
+          <tr key={group.key}>
+            <th scope="row" className="usage-row-name">
+              {KINDS[group.key] ?? group.key}
+            </th>
+            <FigureCells figures={group} />
+          </tr>
+        ))}
+      </tbody>
+    </TableSection>
+  );
+}
