@@ -6,7 +6,6 @@ import type { ChatRequest } from './chat.schemas.ts';
 import { checkChatRequest } from './chat.validation.ts';
 import type { Dispatcher } from './dispatch.ts';
 import type { MemoryCalls } from './memory/memory-calls.ts';
-import { memoryUseOf } from './memory/memory-switch.ts';
 import { GatewayError } from './openai-errors.ts';
 import {
   type ChatChunk,
@@ -46,10 +45,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: ChatRoutesDeps): 
       const checked = checkChatRequest(request.body);
       if (checked instanceof GatewayError) throw checked;
       const caller = request.keyHolder;
-      const use = memoryUseOf(request.headers, caller);
-      if (use instanceof GatewayError) throw use;
-      // Without memory the request goes out exactly as it came.
-      const recall = use && (await memory.prepare(use, caller, checked));
+      const recall = await memory.forCall(request.headers, caller, checked);
       const chat = recall ? recall.chat : checked;
       const signal = abortWhenGone(reply);
       const finished = (model: ModelConfig | undefined, status: number, reported?: ChatUsage) =>

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { KeyHolder } from '../../keys/api-key-auth.ts';
 import type { CallUsage } from '../call-usage.ts';
@@ -5,9 +6,10 @@ import type { Catalog } from '../catalog.ts';
 import type { ChatRequest } from '../chat.schemas.ts';
 import type { Dispatcher } from '../dispatch.ts';
 import { GatewayConfigError } from '../gateway-config.ts';
+import { GatewayError } from '../openai-errors.ts';
 import { extractionRequest, newUserTurns, parseExtraction } from './extraction.ts';
 import type { ChatMemorySession, ChatMemoryStore, RecalledMemory } from './memory-port.ts';
-import { type MemoryUse, RECALLED_HEADER } from './memory-switch.ts';
+import { type MemoryUse, memoryUseOf, RECALLED_HEADER } from './memory-switch.ts';
 import { memoryBlock, recallQuery, withinBudget, withMemoryMessage } from './recall-prompt.ts';
 
 export interface MemoryCallsConfig {
@@ -187,6 +189,20 @@ export function createMemoryCalls(deps: MemoryCallsDeps) {
           learnLater(() => learn(session, holder, chat, injected, reply, withProject));
         },
       };
+    },
+
+    /**
+     * The memory of one HTTP call, as its headers and key decide (memory-switch.ts): undefined
+     * when it uses none, and the request then goes out exactly as it came.
+     */
+    async forCall(
+      headers: IncomingHttpHeaders,
+      holder: KeyHolder,
+      chat: ChatRequest,
+    ): Promise<MemoryCall | undefined> {
+      const use = memoryUseOf(headers, holder);
+      if (use instanceof GatewayError) throw use;
+      return use && this.prepare(use, holder, chat);
     },
 
     /** Resolves once every extraction started before the call has finished. */

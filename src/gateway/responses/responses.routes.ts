@@ -7,7 +7,6 @@ import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
 import { checkBody } from '../chat.validation.ts';
 import type { Dispatcher } from '../dispatch.ts';
 import type { MemoryCalls } from '../memory/memory-calls.ts';
-import { memoryUseOf } from '../memory/memory-switch.ts';
 import { GatewayError } from '../openai-errors.ts';
 import type { ChatUsage } from '../provider.ts';
 import type { Sealer } from '../sealing.ts';
@@ -53,9 +52,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
       const translated = await toChatRequest(expanded, deps.sealer);
       if (translated instanceof GatewayError) throw translated;
       const caller = request.keyHolder;
-      const use = memoryUseOf(request.headers, caller);
-      if (use instanceof GatewayError) throw use;
-      const recall = use && (await deps.memory.prepare(use, caller, translated));
+      const recall = await deps.memory.forCall(request.headers, caller, translated);
       const chat = recall ? recall.chat : translated;
       const ids = newResponseIds();
       const signal = abortWhenGone(reply);
