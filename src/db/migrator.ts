@@ -9,6 +9,7 @@ import * as memorySearch from './migrations/2026-11-24T03_memory_search.ts';
 import * as memoryEmbeddings from './migrations/2026-11-24T04_memory_embeddings.ts';
 import * as oauthConnections from './migrations/2026-11-24T05_oauth_connections.ts';
 import * as memoryChat from './migrations/2026-11-25T00_memory_chat.ts';
+import * as searchByStore from './migrations/2026-11-25T01_search_by_store.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T04_memory_embeddings': memoryEmbeddings,
   '2026-11-24T05_oauth_connections': oauthConnections,
   '2026-11-25T00_memory_chat': memoryChat,
+  '2026-11-25T01_search_by_store': searchByStore,
 };
 
 export class UnknownSchemaError extends Error {

@@ -50,14 +50,32 @@ function allOf(query: AnalyzedQuery, language: QueryLanguage): string {
     .join(language.and);
 }
 
-/** Each term on its own, the last as a prefix: a question's words, any of which may match. */
-function eachTerm(query: AnalyzedQuery, language: QueryLanguage): string[] {
-  const terms = query.groups.flatMap((group: TermGroup) =>
+/** Every term of the query, the joined forms included, in order. */
+const allTerms = (query: AnalyzedQuery) =>
+  query.groups.flatMap((group: TermGroup) =>
     group.joined === undefined ? group.terms : [...group.terms, group.joined],
   );
+
+/**
+ * Each term on its own (of those `keep` keeps), the query's last as a prefix: a question's
+ * words, any of which may match.
+ */
+function eachTerm(
+  query: AnalyzedQuery,
+  language: QueryLanguage,
+  keep: (term: string) => boolean = () => true,
+): string[] {
+  const terms = allTerms(query);
   const last = terms.length - 1;
-  return terms.map((term, i) => language.term(term, i === last));
+  return terms.flatMap((term, i) => (keep(term) ? [language.term(term, i === last)] : []));
 }
+
+/**
+ * A word more than this share of the memories hold, and at least `COMMON_AT_LEAST` of them, is
+ * left out of an any-word search: below that, matching it costs little whatever it weighs.
+ */
+const COMMON_SHARE = 0.1;
+const COMMON_AT_LEAST = 100;
 
 /**
  * Lexical search of one store's active memories, best first: SQLite's FTS5 ranked by BM25, or
@@ -77,26 +95,55 @@ export function createMemorySearchRepository(database: Database) {
 
   // Engine-specific SQL, compiled once like the repository's other queries.
   const compiled = <Row>(raw: RawBuilder<Row>) => ({ compile: () => raw.compile(db) });
-  const search = prepareQuery((p: SearchParams) =>
+  const searchPostgres = prepareQuery((p: SearchParams) =>
     compiled(
-      postgres
-        ? sql<FoundMemory>`select id, content, category, created_at, updated_at,
+      sql<FoundMemory>`select id, content, category, created_at, updated_at,
           ts_rank_cd(search_vector, query) as score
         from memories, to_tsquery('simple', ${p.match}) as query
         where scope_id = ${p.scopeId} and deleted_at is null and search_vector @@ query
           and (cast(${p.category} as text) is null or category = ${p.category})
         order by score desc, updated_at desc, id
-        limit ${p.limit}`
-        : sql<FoundMemory>`select m.id, m.content, m.category, m.created_at, m.updated_at,
-          -bm25(memory_search) as score
+        limit ${p.limit}`,
+    ),
+  );
+  // SQLite: the store is named inside MATCH (its `store` column, weighed 0 by BM25), so FTS5
+  // reads that store's rows only. Without a category, the best rows are chosen in the index
+  // alone and only they are joined to their memories; ties go to the memory indexed last.
+  const searchSqlite = prepareQuery((p: SearchParams) =>
+    compiled(
+      sql<FoundMemory>`select m.id, m.content, m.category, m.created_at, m.updated_at, f.score
+        from (
+          select rowid, -bm25(memory_search, 1.0, 0.0) as score from memory_search
+          where memory_search match ${p.match}
+          order by score desc, rowid desc
+          limit ${p.limit}
+        ) as f
+          join memory_search_keys as k on k.key = f.rowid
+          join memories as m on m.id = k.memory_id
+        where m.deleted_at is null
+        order by f.score desc, f.rowid desc`,
+    ),
+  );
+  const searchSqliteInCategory = prepareQuery((p: SearchParams) =>
+    compiled(
+      sql<FoundMemory>`select m.id, m.content, m.category, m.created_at, m.updated_at,
+          -bm25(memory_search, 1.0, 0.0) as score
         from memory_search
           join memory_search_keys as k on k.key = memory_search.rowid
           join memories as m on m.id = k.memory_id
         where memory_search match ${p.match}
-          and m.scope_id = ${p.scopeId} and m.deleted_at is null
-          and (${p.category} is null or m.category = ${p.category})
-        order by score desc, m.updated_at desc, m.id
+          and m.scope_id = ${p.scopeId} and m.deleted_at is null and m.category = ${p.category}
+        order by score desc, k.key desc
         limit ${p.limit}`,
+    ),
+  );
+  // How many memories hold each word, and how many there are (the `all` token every row has).
+  const vocabulary = prepareQuery((p: { terms: string }) =>
+    compiled(
+      sql<{ term: string; col: string; doc: number }>`select term, col, doc
+        from memory_search_vocabulary
+        where (col = 'search_terms' and term in (select value from json_each(${p.terms})))
+          or (col = 'store' and term = 'all')`,
     ),
   );
 
@@ -135,8 +182,32 @@ export function createMemorySearchRepository(database: Database) {
       updated_at: Number(row.updated_at),
       score: Number(row.score),
     }));
-  const run = async (runner: QueryRunner, params: SearchParams) =>
-    numbers(await search.rows(runner, params));
+  const run = async (runner: QueryRunner, params: SearchParams) => {
+    if (postgres) return numbers(await searchPostgres.rows(runner, params));
+    // Only the store's rows, and of them only the words: a term never matches a store token.
+    const match = `store : "s${params.scopeId.replaceAll('-', '')}" AND search_terms : (${params.match})`;
+    const query = params.category === null ? searchSqlite : searchSqliteInCategory;
+    return numbers(await query.rows(runner, { ...params, match }));
+  };
+
+  /**
+   * The terms of an any-word search worth matching: on SQLite, a word more than one memory in
+   * ten holds (and at least 100; counted over the whole index) is left out while a rarer one
+   * that some memory holds remains — it would match much of the store and weigh little in BM25,
+   * whose cost grows with every row matched.
+   */
+  async function telling(runner: QueryRunner, terms: readonly string[]): Promise<string[]> {
+    if (postgres || terms.length < 2) return [...terms];
+    const counts = await vocabulary.rows(runner, { terms: JSON.stringify(terms) });
+    const total = counts.find((row) => row.col === 'store')?.doc ?? 0;
+    const held = new Map(
+      counts.filter((row) => row.col === 'search_terms').map((row) => [row.term, Number(row.doc)]),
+    );
+    const common = Math.max(total * COMMON_SHARE, COMMON_AT_LEAST);
+    const rare = terms.filter((term) => (held.get(term) ?? 0) <= common);
+    // Kept only when a rarer word is held by some memory: else every word is what there is.
+    return rare.some((term) => (held.get(term) ?? 0) > 0) ? rare : [...terms];
+  }
 
   return {
     /**
@@ -154,8 +225,12 @@ export function createMemorySearchRepository(database: Database) {
       const all = await run(runner, { ...params, match: allOf(query, language) });
       const terms = query.groups.reduce((n, group) => n + group.terms.length, 0);
       if (all.length > 0 || terms < 2) return all;
-      const any = eachTerm(query, language);
-      if (postgres) return numbers(await searchAnyPostgres.rows(runner, { ...params, terms: any }));
+      if (postgres) {
+        const any = eachTerm(query, language);
+        return numbers(await searchAnyPostgres.rows(runner, { ...params, terms: any }));
+      }
+      const kept = new Set(await telling(runner, allTerms(query)));
+      const any = eachTerm(query, language, (term) => kept.has(term));
       return run(runner, { ...params, match: any.join(language.or) });
     },
   };
