@@ -4,8 +4,7 @@ import type { KeyHolder } from '../keys/api-key-auth.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
 import { ApiError } from '../platform/errors.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
-import type { MemoryItem } from './memory.schemas.ts';
-import type { MemoryService } from './memory.service.ts';
+import type { MemoryService, RecalledMemory } from './memory.service.ts';
 import type { NewProposal, ProposalsService } from './proposals.service.ts';
 
 // The shapes of the chat interface's port (src/gateway/memory/memory-port.ts), written out
@@ -126,12 +125,7 @@ export function createChatMemory(deps: ChatMemoryDeps) {
   };
 }
 
-const recalled = (item: MemoryItem, store: StoreName): Recalled => ({
-  id: item.id,
-  content: item.content,
-  category: item.category ?? null,
-  store,
-});
+const recalled = (item: RecalledMemory, store: StoreName): Recalled => ({ ...item, store });
 
 /** Both stores' best first, taken in turns: their scores are not on one scale. */
 function interleave<T>(lists: readonly (readonly T[])[]): T[] {

@@ -71,11 +71,18 @@ function eachTerm(
 }
 
 /**
- * A word more than this share of the memories hold, and at least `COMMON_AT_LEAST` of them, is
- * left out of an any-word search: below that, matching it costs little whatever it weighs.
+ * A word is common when more than this share of the index's memories hold it, at least
+ * `COMMON_AT_LEAST` (below that, matching it costs little whatever it weighs), or more than
+ * `COMMON_COUNTED` (past which counting costs more than it tells).
  */
 const COMMON_SHARE = 0.1;
 const COMMON_AT_LEAST = 100;
+const COMMON_COUNTED = 1000;
+/**
+ * On SQLite, a query whose words at most this many rows of the whole index hold is run across
+ * the index; past it, in the store (a cost that grows with the store, but not with the rows).
+ */
+const ACROSS_AT_MOST = 200;
 
 /**
  * Lexical search of one store's active memories, best first: SQLite's FTS5 ranked by BM25, or
@@ -91,7 +98,6 @@ const COMMON_AT_LEAST = 100;
 export function createMemorySearchRepository(database: Database) {
   const { db } = database;
   const postgres = database.dialect === 'postgres';
-  const language = postgres ? tsquery : fts5;
 
   // Engine-specific SQL, compiled once like the repository's other queries.
   const compiled = <Row>(raw: RawBuilder<Row>) => ({ compile: () => raw.compile(db) });
@@ -106,10 +112,15 @@ export function createMemorySearchRepository(database: Database) {
         limit ${p.limit}`,
     ),
   );
-  // SQLite: the store is named inside MATCH (its `store` column, weighed 0 by BM25), so FTS5
-  // reads that store's rows only. Without a category, the best rows are chosen in the index
-  // alone and only they are joined to their memories; ties go to the memory indexed last.
-  const searchSqlite = prepareQuery((p: SearchParams) =>
+  // SQLite has two ways to a store's best rows, and takes the cheaper (plan below). `bm25`
+  // weighs the `store` column 0: it names the store, it is no word of the memory. CROSS JOIN
+  // keeps the index first: with the limit bound, the planner would rather walk the store's
+  // memories and index the ranked rows on the fly (250 ms instead of 21 for a common word).
+  // In the store: its token AND the words, inside MATCH, so FTS5 reads that store's rows only;
+  // without a category the best are chosen in the index alone and only they are joined to their
+  // memories (ties: the memory indexed last first). Reading the store's token costs in
+  // proportion to the store: for rare words, the other way is cheaper.
+  const inStore = prepareQuery((p: SearchParams) =>
     compiled(
       sql<FoundMemory>`select m.id, m.content, m.category, m.created_at, m.updated_at, f.score
         from (
@@ -118,33 +129,40 @@ export function createMemorySearchRepository(database: Database) {
           order by score desc, rowid desc
           limit ${p.limit}
         ) as f
-          join memory_search_keys as k on k.key = f.rowid
-          join memories as m on m.id = k.memory_id
-        where m.deleted_at is null
+          cross join memory_search_keys as k on k.key = f.rowid
+          cross join memories as m on m.id = k.memory_id
+        where m.scope_id = ${p.scopeId} and m.deleted_at is null
         order by f.score desc, f.rowid desc`,
     ),
   );
-  const searchSqliteInCategory = prepareQuery((p: SearchParams) =>
+  // Across the index: every row holding the words, each joined to its memory, the store's kept.
+  // Cheap when few rows of the whole database hold them; also the way with a category.
+  const acrossStores = prepareQuery((p: SearchParams) =>
     compiled(
       sql<FoundMemory>`select m.id, m.content, m.category, m.created_at, m.updated_at,
           -bm25(memory_search, 1.0, 0.0) as score
         from memory_search
-          join memory_search_keys as k on k.key = memory_search.rowid
-          join memories as m on m.id = k.memory_id
+          cross join memory_search_keys as k on k.key = memory_search.rowid
+          cross join memories as m on m.id = k.memory_id
         where memory_search match ${p.match}
-          and m.scope_id = ${p.scopeId} and m.deleted_at is null and m.category = ${p.category}
+          and m.scope_id = ${p.scopeId} and m.deleted_at is null
+          and (${p.category} is null or m.category = ${p.category})
         order by score desc, k.key desc
         limit ${p.limit}`,
     ),
   );
-  // How many memories hold each word, and how many there are (the `all` token every row has).
-  const vocabulary = prepareQuery((p: { terms: string }) =>
+  // How many rows of the whole index a match finds, counting no further than `limit`: the
+  // count costs what it counts, however many rows hold the words.
+  const rowsUpTo = prepareQuery((p: { match: string; limit: number }) =>
     compiled(
-      sql<{ term: string; col: string; doc: number }>`select term, col, doc
-        from memory_search_vocabulary
-        where (col = 'search_terms' and term in (select value from json_each(${p.terms})))
-          or (col = 'store' and term = 'all')`,
+      sql<{ n: number }>`select count(*) as n from (
+          select rowid from memory_search where memory_search match ${p.match} limit ${p.limit})`,
     ),
+  );
+  // About how many memories the index holds: keys only grow, so the last one is the count of
+  // every memory ever indexed, purged ones included.
+  const indexSize = prepareQuery(() =>
+    compiled(sql<{ n: number | null }>`select max(key) as n from memory_search_keys`),
   );
 
   // Each term's weight is ln(1 + (N - n + 0.5) / (n + 0.5)), N the memories found, n those
@@ -182,31 +200,33 @@ export function createMemorySearchRepository(database: Database) {
       updated_at: Number(row.updated_at),
       score: Number(row.score),
     }));
-  const run = async (runner: QueryRunner, params: SearchParams) => {
-    if (postgres) return numbers(await searchPostgres.rows(runner, params));
-    // Only the store's rows, and of them only the words: a term never matches a store token.
-    const match = `store : "s${params.scopeId.replaceAll('-', '')}" AND search_terms : (${params.match})`;
-    const query = params.category === null ? searchSqlite : searchSqliteInCategory;
-    return numbers(await query.rows(runner, { ...params, match }));
-  };
-
   /**
-   * The terms of an any-word search worth matching: on SQLite, a word more than one memory in
-   * ten holds (and at least 100; counted over the whole index) is left out while a rarer one
-   * that some memory holds remains — it would match much of the store and weigh little in BM25,
-   * whose cost grows with every row matched.
+   * How many memories of the whole index hold each term (the query's last as a prefix), each
+   * counted only as far as the choices below need: whether it is common, and which way to run.
    */
-  async function telling(runner: QueryRunner, terms: readonly string[]): Promise<string[]> {
-    if (postgres || terms.length < 2) return [...terms];
-    const counts = await vocabulary.rows(runner, { terms: JSON.stringify(terms) });
-    const total = counts.find((row) => row.col === 'store')?.doc ?? 0;
-    const held = new Map(
-      counts.filter((row) => row.col === 'search_terms').map((row) => [row.term, Number(row.doc)]),
-    );
-    const common = Math.max(total * COMMON_SHARE, COMMON_AT_LEAST);
-    const rare = terms.filter((term) => (held.get(term) ?? 0) <= common);
-    // Kept only when a rarer word is held by some memory: else every word is what there is.
-    return rare.some((term) => (held.get(term) ?? 0) > 0) ? rare : [...terms];
+  async function counted(runner: QueryRunner, query: AnalyzedQuery): Promise<TermCounts> {
+    const size = Number((await indexSize.first(runner, {}))?.n ?? 0);
+    const common = Math.min(Math.max(size * COMMON_SHARE, COMMON_AT_LEAST), COMMON_COUNTED);
+    const terms = allTerms(query);
+    const last = terms.length - 1;
+    const held = new Map<string, number>();
+    for (const [i, term] of terms.entries()) {
+      if (held.has(term) && i !== last) continue;
+      const match = `search_terms : ${fts5.term(term, i === last)}`;
+      const limit = Math.max(common, ACROSS_AT_MOST) + 1;
+      held.set(term, Number((await rowsUpTo.first(runner, { match, limit }))?.n ?? 0));
+    }
+    return { held, common };
+  }
+
+  /** SQLite: one of the two ways, by how many rows of the whole index `rows` says may match. */
+  async function sqlite(runner: QueryRunner, params: SearchParams, rows: number) {
+    const words = `search_terms : (${params.match})`;
+    if (params.category !== null || rows <= ACROSS_AT_MOST) {
+      return numbers(await acrossStores.rows(runner, { ...params, match: words }));
+    }
+    const store = `store : "s${params.scopeId.replaceAll('-', '')}"`;
+    return numbers(await inStore.rows(runner, { ...params, match: `${store} AND ${words}` }));
   }
 
   return {
@@ -222,18 +242,61 @@ export function createMemorySearchRepository(database: Database) {
     ): Promise<FoundMemory[]> {
       if (query.groups.length === 0) return [];
       const params = { scopeId, category: options.category, limit: options.limit };
-      const all = await run(runner, { ...params, match: allOf(query, language) });
       const terms = query.groups.reduce((n, group) => n + group.terms.length, 0);
-      if (all.length > 0 || terms < 2) return all;
       if (postgres) {
-        const any = eachTerm(query, language);
+        const all = numbers(
+          await searchPostgres.rows(runner, { ...params, match: allOf(query, tsquery) }),
+        );
+        if (all.length > 0 || terms < 2) return all;
+        const any = eachTerm(query, tsquery);
         return numbers(await searchAnyPostgres.rows(runner, { ...params, terms: any }));
       }
-      const kept = new Set(await telling(runner, allTerms(query)));
-      const any = eachTerm(query, language, (term) => kept.has(term));
-      return run(runner, { ...params, match: any.join(language.or) });
+      const counts = await counted(runner, query);
+      const all = await sqlite(
+        runner,
+        { ...params, match: allOf(query, fts5) },
+        everyGroupRows(query, counts),
+      );
+      if (all.length > 0 || terms < 2) return all;
+      const kept = telling(allTerms(query), counts);
+      const any = eachTerm(query, fts5, (term) => kept.has(term));
+      const rows = [...kept].reduce((sum, term) => sum + (counts.held.get(term) ?? 0), 0);
+      return sqlite(runner, { ...params, match: any.join(fts5.or) }, rows);
     },
   };
+}
+
+/** How many memories of the whole index hold each term, up to `common` and one more. */
+interface TermCounts {
+  readonly held: ReadonlyMap<string, number>;
+  /** Past this many, a word is common. */
+  readonly common: number;
+}
+
+/**
+ * At most how many rows an every-word query may match: a group matches no more than its rarest
+ * word (or its joined form), and all of them together no more than the rarest group.
+ */
+function everyGroupRows(query: AnalyzedQuery, counts: TermCounts): number {
+  const held = (term: string) => counts.held.get(term) ?? 0;
+  return Math.min(
+    ...query.groups.map(
+      (group) =>
+        Math.min(...group.terms.map(held)) + (group.joined === undefined ? 0 : held(group.joined)),
+    ),
+  );
+}
+
+/**
+ * The terms of an any-word search worth matching: a common word (`counted`) is left out while
+ * a rarer one that some memory holds remains — it would match much of the store and weigh
+ * little in BM25, whose cost grows with every row matched.
+ */
+function telling(terms: readonly string[], counts: TermCounts): Set<string> {
+  const held = (term: string) => counts.held.get(term) ?? 0;
+  const rare = terms.filter((term) => held(term) <= counts.common);
+  // Kept only when a rarer word is held by some memory: else every word is what there is.
+  return new Set(rare.some((term) => held(term) > 0) ? rare : terms);
 }
 
 export type MemorySearchRepository = ReturnType<typeof createMemorySearchRepository>;

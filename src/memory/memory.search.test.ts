@@ -412,3 +412,39 @@ describe('exactness', () => {
     );
   }, 120_000);
 });
+
+describe('words that many memories of the database hold', () => {
+  test('only the store’s own, best first, within the limit and the category; any word too', async () => {
+    const [mine, theirs] = [await member(), await member()];
+    // More rows of the whole index hold `tea` than a search reads across stores (200 on
+    // SQLite): it reads the store's own rows instead. The same words in another store.
+    const own = new Set<string>();
+    for (let i = 0; i < 130; i += 10) {
+      const batch = Array.from({ length: 10 }, (_, j) => `Drinks tea number ${i + j}`);
+      for (const memory of await Promise.all(batch.map((text) => add(mine, text)))) {
+        own.add(memory.id);
+      }
+      await Promise.all(batch.map((text) => add(theirs, text)));
+    }
+    const strong = await add(mine, 'Tea tea tea, always tea', { category: 'preference' });
+    own.add(strong.id);
+
+    const hits = await found(mine, 'tea', '&limit=5');
+    expect(hits).toHaveLength(5);
+    expect(hits[0]?.id).toBe(strong.id);
+    expect(hits.every((hit) => own.has(hit.id))).toBe(true);
+    expect(hits.map((hit) => hit.score)).toEqual(
+      [...hits.map((hit) => hit.score)].sort((a, b) => b - a),
+    );
+    expect((await found(mine, 'tea', '&category=preference')).map((hit) => hit.id)).toEqual([
+      strong.id,
+    ]);
+    const theirsFound = await found(theirs, 'tea', '&limit=100');
+    expect(theirsFound).toHaveLength(100);
+    expect(theirsFound.some((hit) => own.has(hit.id))).toBe(false);
+    // No memory holds every word: any word, the rare `always` first.
+    const any = await found(mine, 'does she always drink tea?', '&limit=3');
+    expect(any[0]?.id).toBe(strong.id);
+    expect(any.every((hit) => own.has(hit.id))).toBe(true);
+  });
+});

@@ -302,19 +302,30 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         readonly wholeStoreUpTo: number;
         readonly limit: number;
       },
-    ): Promise<MemoryItem[]> {
+    ): Promise<RecalledMemory[]> {
       const { scope, target } = await targets.forList(caller, input);
       const state = await repo.readScope(reader, scope);
-      let memories: MemoryItem[] = [];
+      let memories: RecalledMemory[] = [];
       if (state) {
         const small =
           (await repo.activeCountUpTo(reader, state.id, input.wholeStoreUpTo + 1)) <=
           input.wholeStoreUpTo;
         if (small || !/\S/u.test(input.query)) {
           const limit = small ? input.wholeStoreUpTo : input.limit;
-          memories = (await repo.recentActive(reader, state.id, limit)).map(toMemoryItem);
+          memories = (await repo.recentActive(reader, state.id, limit)).map(recalled);
+        } else if (!semantic) {
+          // The rows as found: a prompt needs no timestamps formatted.
+          const found = await deps.search.find(reader, state.id, analyzeQuery(input.query), {
+            category: null,
+            limit: input.limit,
+          });
+          memories = found.map(recalled);
         } else {
-          memories = (await findIn(state, input.query, null, input.limit)).memories;
+          memories = (await findIn(state, input.query, null, input.limit)).memories.map((item) => ({
+            id: item.id,
+            content: item.content,
+            category: item.category ?? null,
+          }));
         }
       }
       await auditAlone(caller, target, 'search');
@@ -457,6 +468,19 @@ export function createMemoryService(deps: MemoryServiceDeps) {
 export type MemoryService = ReturnType<typeof createMemoryService>;
 
 const scored = (row: FoundMemory) => ({ ...toMemoryItem(row), score: row.score });
+
+/** A memory as a chat call's recall gives it: what a prompt shows of it. */
+export interface RecalledMemory {
+  readonly id: string;
+  readonly content: string;
+  readonly category: string | null;
+}
+
+const recalled = (row: { id: string; content: string; category: string | null }) => ({
+  id: row.id,
+  content: row.content,
+  category: recognizedCategory(row.category),
+});
 
 function parseSearchLimit(raw: string | undefined): number {
   if (raw === undefined) return SEARCH_LIMIT.default;

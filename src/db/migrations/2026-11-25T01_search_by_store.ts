@@ -5,26 +5,22 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
  * across every store of the database and only then kept the one store searched: a search, or a
  * chat call's recall, cost as much as every store together held the words (with 20,000
  * memories of others, 13 ms instead of 0.8). Each indexed row now has a second column, `store`,
- * holding one token for its store (`s` and the scope id's hex digits) and one shared by all
- * (`all`), so a query names its store inside MATCH and FTS5 reads only that store's rows; BM25
- * weighs that column 0. A vocabulary table over the index tells how many memories hold a word,
- * against how many there are (`all`), for the search's choice of words (memory-search.repository.ts).
+ * holding one token for its store (`s` and the scope id's hex digits), so a query whose words
+ * many memories hold names its store inside MATCH and FTS5 ranks only that store's rows; BM25
+ * weighs that column 0 (memory-search.repository.ts chooses when).
  * PostgreSQL keeps its index: its query filters by store before ranking.
  */
 const TOKENIZER = `tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co M*'"`;
-/** The `store` column's text for a memory row `m`: its store's token, and the shared one. */
-const STORE_TEXT = `'s' || replace(m.scope_id, '-', '') || ' all'`;
+/** The `store` column's text for a memory row `m`: its store's token. */
+const STORE_TEXT = `'s' || replace(m.scope_id, '-', '')`;
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) return;
-  await rebuild(db, 'search_terms, store', 'm.search_terms, ' + STORE_TEXT);
-  await sql`create virtual table memory_search_vocabulary
-      using fts5vocab(memory_search, 'col')`.execute(db);
+  await rebuild(db, 'search_terms, store', `m.search_terms, ${STORE_TEXT}`);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) return;
-  await sql`drop table memory_search_vocabulary`.execute(db);
   await rebuild(db, 'search_terms', 'm.search_terms');
 }
 
