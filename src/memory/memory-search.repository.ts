@@ -78,6 +78,8 @@ function eachTerm(
 const COMMON_SHARE = 0.1;
 const COMMON_AT_LEAST = 100;
 const COMMON_COUNTED = 1000;
+/** Distinct words of a query that are counted; a longer query's others are taken as rare. */
+const COUNTED_TERMS = 32;
 /**
  * On SQLite, a query whose words at most this many rows of the whole index hold is run across
  * the index; past it, in the store (a cost that grows with the store, but not with the rows).
@@ -151,19 +153,23 @@ export function createMemorySearchRepository(database: Database) {
         limit ${p.limit}`,
     ),
   );
-  // How many rows of the whole index a match finds, counting no further than `limit`: the
-  // count costs what it counts, however many rows hold the words.
-  const rowsUpTo = prepareQuery((p: { match: string; limit: number }) =>
-    compiled(
-      sql<{ n: number }>`select count(*) as n from (
-          select rowid from memory_search where memory_search match ${p.match} limit ${p.limit})`,
-    ),
-  );
-  // About how many memories the index holds: keys only grow, so the last one is the count of
-  // every memory ever indexed, purged ones included.
-  const indexSize = prepareQuery(() =>
-    compiled(sql<{ n: number | null }>`select max(key) as n from memory_search_keys`),
-  );
+  // How many rows of the whole index hold each of n terms, counting no further than
+  // `COMMON_COUNTED` + 1 (a count costs what it counts, however many rows hold the word), and
+  // about how many memories the index holds: keys only grow, so the last is the number of every
+  // memory ever indexed, purged ones included. One statement for all: one call to the store.
+  const countings = new Map<number, ReturnType<typeof counting>>();
+  const counting = (n: number) =>
+    prepareQuery((p: Record<string, string>) =>
+      compiled(
+        sql<Record<string, number | null>>`select ${sql.join(
+          Array.from(
+            { length: n },
+            (_, i) => sql`(select count(*) from (select rowid from memory_search
+              where memory_search match ${p[`m${i}`]} limit ${COMMON_COUNTED + 1})) as ${sql.ref(`c${i}`)}`,
+          ),
+        )}, (select max(key) from memory_search_keys) as size`,
+      ),
+    );
 
   // Each term's weight is ln(1 + (N - n + 0.5) / (n + 0.5)), N the memories found, n those
   // holding the term; a memory scores the weights of the terms it holds. The weights are
@@ -201,22 +207,31 @@ export function createMemorySearchRepository(database: Database) {
       score: Number(row.score),
     }));
   /**
-   * How many memories of the whole index hold each term (the query's last as a prefix), each
-   * counted only as far as the choices below need: whether it is common, and which way to run.
+   * How many memories of the whole index hold each term (the query's last as a prefix; the
+   * first `COUNTED_TERMS` distinct ones, the others taken as rare), and from how many on a word
+   * counts as common.
    */
   async function counted(runner: QueryRunner, query: AnalyzedQuery): Promise<TermCounts> {
-    const size = Number((await indexSize.first(runner, {}))?.n ?? 0);
-    const common = Math.min(Math.max(size * COMMON_SHARE, COMMON_AT_LEAST), COMMON_COUNTED);
     const terms = allTerms(query);
     const last = terms.length - 1;
-    const held = new Map<string, number>();
+    const matches = new Map<string, string>();
     for (const [i, term] of terms.entries()) {
-      if (held.has(term) && i !== last) continue;
-      const match = `search_terms : ${fts5.term(term, i === last)}`;
-      const limit = Math.max(common, ACROSS_AT_MOST) + 1;
-      held.set(term, Number((await rowsUpTo.first(runner, { match, limit }))?.n ?? 0));
+      if (matches.size >= COUNTED_TERMS && !matches.has(term)) continue;
+      if (!matches.has(term) || i === last) {
+        matches.set(term, `search_terms : ${fts5.term(term, i === last)}`);
+      }
     }
-    return { held, common };
+    const n = matches.size;
+    let statement = countings.get(n);
+    if (!statement) countings.set(n, (statement = counting(n)));
+    const params = Object.fromEntries([...matches.values()].map((match, i) => [`m${i}`, match]));
+    const row = (await statement.first(runner, params)) ?? {};
+    const held = new Map([...matches.keys()].map((term, i) => [term, Number(row[`c${i}`] ?? 0)]));
+    const size = Number(row.size ?? 0);
+    return {
+      held,
+      common: Math.min(Math.max(size * COMMON_SHARE, COMMON_AT_LEAST), COMMON_COUNTED),
+    };
   }
 
   /** SQLite: one of the two ways, by how many rows of the whole index `rows` says may match. */

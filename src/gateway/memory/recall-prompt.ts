@@ -13,7 +13,7 @@ export const MEMORY_BLOCK_START = '<memories>';
 export const MEMORY_BLOCK_END = '</memories>';
 
 /** How much of the recent user turns a recall searches with, at most (characters). */
-const QUERY_CHARS = 1000;
+const QUERY_CHARS = 500;
 /** How many of the latest user turns a recall searches with. */
 const QUERY_TURNS = 3;
 
@@ -27,7 +27,7 @@ export function textOf(message: ChatMessage): string {
 
 /**
  * What recall searches for: the latest user turns, the last one last, cut from the front to
- * 1,000 characters — the latest words matter most.
+ * 500 characters — the latest words matter most.
  */
 export function recallQuery(messages: readonly ChatMessage[]): string {
   const turns = messages.filter((message) => message.role === 'user').slice(-QUERY_TURNS);
