@@ -6,8 +6,9 @@ import { freePort } from '../../src/testing/server-process.ts';
 import { expectCall, type MnemoServer, storeOf } from '../api-client.ts';
 import { processCpuSeconds } from '../cpu.ts';
 import { benchEnv } from '../processes.ts';
-import { type BenchSeed, SEEDED_PREFIX, SERVING_PREFIX } from '../server.ts';
+import { type BenchSeed, SEEDED_PREFIX, SERVING_PREFIX, type SeedOptions } from '../server.ts';
 import { assertLoopbackOnly, LOOPBACK } from './loopback.ts';
+import { RECALL_MEMORIES } from './results.ts';
 import { SIMULATOR_PREFIX } from './simulator.ts';
 
 /**
@@ -39,6 +40,10 @@ const PACED_PROVIDER = 'paced';
 export const UPSTREAM_MODEL = 'gpt-4o-mini';
 export const MNEMO_MODEL = `${FAST_PROVIDER}/${UPSTREAM_MODEL}`;
 export const MNEMO_PACED_MODEL = `${PACED_PROVIDER}/${UPSTREAM_MODEL}`;
+/** The member whose store memory read recalls from; the gateway store's member has none. */
+const RECALL_STORE = 'recall';
+/** Sentences about a person at work, varied (bench/search/corpus.ts), for search to rank. */
+const SEED_OPTIONS: SeedOptions = { texts: 'search-corpus' };
 
 export interface GatewayProcess {
   readonly label: string;
@@ -179,17 +184,18 @@ function catalogFile(fast: string, paced: string) {
 }
 
 /**
- * mnemo on a fresh SQLite store under `dir`: bench/server.ts seeds an organization and a member
- * with a platform credential, then serves with MNEMO_CONFIG naming a catalog of the two
- * simulators; the member creates an API key through the platform API, and GET /v1/models with
- * it must list the bench's model.
+ * mnemo on a fresh SQLite store under `dir`: bench/server.ts seeds an organization and two
+ * members with a platform credential each, the second with `RECALL_MEMORIES` memories, then
+ * serves with MNEMO_CONFIG naming a catalog of the two simulators; each member creates an API
+ * key through the platform API (memory off unless a call asks), and GET /v1/models with the
+ * first must list the bench's model.
  */
 export async function startMnemo(
   simulators: { fast: string; paced: string },
   key: string,
   dir: string,
   options: StartOptions,
-): Promise<{ origin: string; apiKey: string; process: GatewayProcess }> {
+): Promise<{ origin: string; apiKey: string; recallKey: string; process: GatewayProcess }> {
   const port = await freePort(LOOPBACK);
   const config = join(dir, 'mnemo.config.json');
   writeFileSync(config, JSON.stringify(catalogFile(simulators.fast, simulators.paced), null, 2));
@@ -202,7 +208,12 @@ export async function startMnemo(
   });
   const seeding = await startNode(
     'mnemo-gateway-seed',
-    [SERVER_SCRIPT, 'seed', JSON.stringify({ gateway: 0 })],
+    [
+      SERVER_SCRIPT,
+      'seed',
+      JSON.stringify({ gateway: 0, [RECALL_STORE]: RECALL_MEMORIES }),
+      JSON.stringify(SEED_OPTIONS),
+    ],
     env,
     new RegExp(`^${SEEDED_PREFIX}(.+)$`, 'm'),
     { profileDir: undefined },
@@ -220,11 +231,19 @@ export async function startMnemo(
   );
   try {
     const server: MnemoServer = { origin: `http://${LOOPBACK}:${port}`, info: seed };
-    const store = storeOf(server, 'gateway');
-    const created = await expectCall(201, server, store, 'POST', '/api/v1/api-keys', {
-      name: 'bench',
-    });
-    const { secret } = created.json() as { secret: string };
+    const createKey = async (store: string) => {
+      const created = await expectCall(
+        201,
+        server,
+        storeOf(server, store),
+        'POST',
+        '/api/v1/api-keys',
+        { name: 'bench' },
+      );
+      return (created.json() as { secret: string }).secret;
+    };
+    const secret = await createKey('gateway');
+    const recallKey = await createKey(RECALL_STORE);
     const models = await fetch(`${server.origin}/v1/models`, {
       headers: { authorization: `Bearer ${secret}` },
     });
@@ -232,7 +251,7 @@ export async function startMnemo(
     if (models.status !== 200 || !listed.data?.some((m) => m.id === MNEMO_MODEL)) {
       throw new Error(`GET /v1/models with the bench's key does not list ${MNEMO_MODEL}`);
     }
-    return { origin: server.origin, apiKey: secret, process: serving.process };
+    return { origin: server.origin, apiKey: secret, recallKey, process: serving.process };
   } catch (error) {
     await serving.process.stop().catch(() => {});
     throw error;

@@ -6,7 +6,11 @@ import {
   type GatewayResults,
   type LoadCpu,
   loadOf,
+  MEMORY_QUESTIONS,
+  type MeasuredRun,
+  memoryReadOf,
   pacingOf,
+  RECALL_MEMORIES,
   TARGETS,
   type TargetName,
 } from './results.ts';
@@ -36,6 +40,7 @@ export function formatGatewayHeader(options: Pick<GatewayOptions, 'seconds' | 'w
     'mnemo:     bench/server.ts serve on SQLite, a catalog file with a model on the simulator, an API key made through /api/v1/api-keys',
     `portkey:   @portkey-ai/gateway ${portkeyVersion()} (start-server.js --headless, kept to 127.0.0.1), x-portkey-provider openai and the simulator as custom host`,
     `load:      autocannon in this process, ${CONNECTIONS.join(' then ')} connections, ${warmup}measured ${options.seconds} s per target`,
+    `memory:    mnemo at 1 connection with a second key, whose owner has ${integer.format(RECALL_MEMORIES)} memories (bench/search/corpus.ts): ${MEMORY_QUESTIONS.length} questions in turn with x-mnemo-memory: read, and the same without it, ${warmup}measured ${options.seconds} s each, back to back`,
     `streams:   ${FIRST_CHUNK_REQUESTS} streamed requests one at a time after ${FIRST_CHUNK_WARMUP} unmeasured, to the first data: event; then ${PACED_REQUESTS} from a simulator that pauses ${CHUNK_DELAY_MS} ms between chunks, every socket read counted`,
   ].join('\n');
 }
@@ -132,6 +137,82 @@ function other(cpu: LoadCpu): number | undefined {
   return Math.max(0, cpu.machine - (cpu.gateway ?? 0) - cpu.simulator - cpu.loadGenerator);
 }
 
+const MEMORY_COLUMNS = [
+  'mnemo, 1 connection',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'gateway µs/req',
+  'simulator µs/req',
+  'other',
+];
+
+function memoryRow(name: string, { measured, cpu }: MeasuredRun): string[] {
+  const rate = measured.requestsPerSecond;
+  return [
+    name,
+    integer.format(rate),
+    ms(measured.p50),
+    ms(measured.p99),
+    perRequest(cpu.gateway, rate),
+    perRequest(cpu.simulator, rate),
+    cores(other(cpu)),
+  ];
+}
+
+/** Per request, `read`'s CPU less `without`'s, in µs; '–' when either is unreadable. */
+function addedPerRequest(read: MeasuredRun, without: MeasuredRun, side: 'gateway' | 'simulator') {
+  const a = read.cpu[side];
+  const b = without.cpu[side];
+  if (a === undefined || b === undefined) return '–';
+  const us = (a / read.measured.requestsPerSecond - b / without.measured.requestsPerSecond) * 1e6;
+  return integer.format(us);
+}
+
+/**
+ * The memory-read pair: each run's req/s, p50, p99 and CPU per call, then read less without
+ * (req/s: read over without); then each question, what the store matches and what was recalled.
+ */
+export function formatGatewayMemory(results: GatewayResults): string {
+  const run = memoryReadOf(results);
+  if (!run) {
+    const failed = results.memoryRead.ok ? '' : results.memoryRead.message;
+    return `memory read on ${integer.format(RECALL_MEMORIES)} memories: FAILED (${failed})`;
+  }
+  const { read, without } = run;
+  const table = markdown(
+    MEMORY_COLUMNS,
+    [
+      memoryRow('without x-mnemo-memory', without),
+      memoryRow('x-mnemo-memory: read', read),
+      [
+        'read − without',
+        times(read.measured.requestsPerSecond / without.measured.requestsPerSecond),
+        ms(read.measured.p50 - without.measured.p50),
+        ms(read.measured.p99 - without.measured.p99),
+        addedPerRequest(read, without, 'gateway'),
+        addedPerRequest(read, without, 'simulator'),
+        '–',
+      ],
+    ],
+    1,
+    MEMORY_COLUMNS.length - 1,
+  );
+  const questions = markdown(
+    ['question', `matches of ${integer.format(run.memories)}`, 'recalled'],
+    run.questions.map((q) => [
+      q.question,
+      `${integer.format(q.matches)}${q.anyWord ? ' (any word)' : ''}`,
+      String(q.recalled),
+    ]),
+    1,
+    2,
+  );
+  return `${table}
+
+${questions}`;
+}
+
 /** CPU during each measured non-streaming run, in cores (100% = one core busy throughout). */
 export function formatGatewayCpu(results: GatewayResults): string {
   const header = [
@@ -191,11 +272,25 @@ export function formatGatewayFindings(
   const lines = [...failures.values()].map(
     (f) => `FAILED ${f.target} (${f.runs.join(', ')}): ${f.message}`,
   );
-  const disturbed = results.load.flatMap(({ target, connections, result }) => {
-    const used = result.ok ? other(result.value.cpu) : undefined;
-    return used !== undefined && used >= DISTURBED
-      ? [`${target} at ${connections} connection(s) (${cores(used)})`]
-      : [];
+  if (!results.memoryRead.ok) {
+    lines.push(`FAILED mnemo (memory read): ${results.memoryRead.message}`);
+  }
+  const memory = memoryReadOf(results);
+  const measured = [
+    ...results.load.map(({ target, connections, result }) => ({
+      run: `${target} at ${connections} connection(s)`,
+      cpu: result.ok ? result.value.cpu : undefined,
+    })),
+    ...(memory
+      ? [
+          { run: 'mnemo without x-mnemo-memory', cpu: memory.without.cpu },
+          { run: 'mnemo with x-mnemo-memory: read', cpu: memory.read.cpu },
+        ]
+      : []),
+  ];
+  const disturbed = measured.flatMap(({ run, cpu }) => {
+    const used = cpu && other(cpu);
+    return used !== undefined && used >= DISTURBED ? [`${run} (${cores(used)})`] : [];
   });
   if (disturbed.length > 0) {
     lines.push(
@@ -208,20 +303,34 @@ export function formatGatewayFindings(
   return lines.join('\n');
 }
 
+const runJson = ({ measured, cpu }: MeasuredRun) => ({
+  requestsPerSecond: measured.requestsPerSecond,
+  p50Ms: measured.p50,
+  p99Ms: measured.p99,
+  responses: measured.responses,
+  cpuCores: cpu,
+});
+
+function memoryJson(results: GatewayResults) {
+  if (!results.memoryRead.ok) return { failed: results.memoryRead.message };
+  const { memories, questions, without, read } = results.memoryRead.value;
+  return {
+    memories,
+    connections: 1,
+    questions,
+    without: runJson(without),
+    read: runJson(read),
+    addedP50Ms: read.measured.p50 - without.measured.p50,
+    addedP99Ms: read.measured.p99 - without.measured.p99,
+  };
+}
+
 export function gatewayJson(results: GatewayResults, judgements: readonly GatewayJudgement[]) {
   return {
     load: results.load.map(({ target, connections, result }) => ({
       target,
       connections,
-      ...(result.ok
-        ? {
-            requestsPerSecond: result.value.measured.requestsPerSecond,
-            p50Ms: result.value.measured.p50,
-            p99Ms: result.value.measured.p99,
-            responses: result.value.measured.responses,
-            cpuCores: result.value.cpu,
-          }
-        : { failed: result.message }),
+      ...(result.ok ? runJson(result.value) : { failed: result.message }),
     })),
     firstChunk: results.firstChunk.map(({ target, result }) => ({
       target,
@@ -231,6 +340,7 @@ export function gatewayJson(results: GatewayResults, judgements: readonly Gatewa
       target,
       ...(result.ok ? result.value : { failed: result.message }),
     })),
+    memoryRead: memoryJson(results),
     targets: judgements.map((j) => ({
       name: j.target.name,
       bound: j.target.bound,

@@ -4,6 +4,7 @@ import {
   formatGatewayCpu,
   formatGatewayFindings,
   formatGatewayHeader,
+  formatGatewayMemory,
   formatGatewayTable,
   formatGatewayTargets,
   gatewayJson,
@@ -31,14 +32,16 @@ export async function benchGateway(
   const judgements = judgeGateway(results);
   out(formatGatewayTable(results));
   out('');
+  out(formatGatewayMemory(results));
+  out('');
   out(formatGatewayTargets(judgements));
   out('');
   out(formatGatewayCpu(results));
   out('');
   out(formatGatewayFindings(results, judgements));
-  const failed = [...results.load, ...results.firstChunk, ...results.pacing].some(
-    (run) => !run.result.ok,
-  );
+  const failed =
+    !results.memoryRead.ok ||
+    [...results.load, ...results.firstChunk, ...results.pacing].some((run) => !run.result.ok);
   return {
     broken: failed || results.problems.length > 0,
     missed: judgements.some((j) => j.verdict === 'miss'),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { machineCpuSeconds } from '../cpu.ts';
 import { measure } from '../load.ts';
+import { measureWithCpu } from './measured-run.ts';
+import { runMemoryRead } from './memory-read.ts';
 import {
   type GatewayProcess,
   MNEMO_MODEL,
@@ -12,10 +13,12 @@ import {
   UPSTREAM_MODEL,
 } from './processes.ts';
 import {
+  attempt,
   CONNECTIONS,
   type FirstChunk,
   type GatewayResults,
   type LoadRun,
+  messageOf,
   type Pacing,
   type Result,
   type TargetName,
@@ -53,20 +56,12 @@ type Prepared =
       readonly fast: Endpoint;
       readonly paced: Endpoint;
       readonly gateway: GatewayProcess | undefined;
+      /** mnemo's: as the member whose store holds `RECALL_MEMORIES` memories. */
+      readonly recall?: Endpoint;
     }
   | { readonly name: TargetName; readonly failure: string };
 
 type Ready = Exclude<Prepared, { failure: string }>;
-
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-async function attempt<T>(work: () => Promise<T>): Promise<Result<T>> {
-  try {
-    return { ok: true, value: await work() };
-  } catch (error) {
-    return { ok: false, message: message(error) };
-  }
-}
 
 function checkStream(summary: StreamSummary, what: string): void {
   if (summary.text !== ANSWER || !summary.done) {
@@ -109,50 +104,29 @@ async function loadRun(
 ): Promise<LoadRun['result']> {
   if ('failure' in target) return { ok: false, message: target.failure };
   const { fast, gateway } = target;
-  const run = (seconds: number) =>
-    measure({
-      origin: fast.origin,
-      requests: [
-        {
-          method: 'POST',
-          path: fast.path,
-          headers: { ...fast.headers, 'content-type': 'application/json' },
-          body: chatBody(fast.model, PROMPT, false),
-        },
-      ],
-      expectStatus: 200,
-      connections,
-      seconds,
-    });
+  const load = (seconds: number) => ({
+    origin: fast.origin,
+    requests: [
+      {
+        method: 'POST',
+        path: fast.path,
+        headers: { ...fast.headers, 'content-type': 'application/json' },
+        body: chatBody(fast.model, PROMPT, false),
+      },
+    ],
+    expectStatus: 200,
+    connections,
+    seconds,
+  });
   return attempt(async () => {
     const log = (what: string) =>
       options.log(`gateway: ${target.name}, ${connections} connection(s): ${what}`);
     if (options.warmup > 0) {
       log(`warm-up ${options.warmup} s`);
-      await run(options.warmup);
+      await measure(load(options.warmup));
     }
     log(`measuring ${options.seconds} s`);
-    const gatewayBefore = gateway?.cpuSeconds();
-    const simulatorBefore = simulator.cpuSeconds();
-    const machineBefore = machineCpuSeconds();
-    const loadBefore = process.cpuUsage();
-    const startedAt = performance.now();
-    const measured = await run(options.seconds);
-    const seconds = (performance.now() - startedAt) / 1000;
-    const load = process.cpuUsage(loadBefore);
-    const machineAfter = machineCpuSeconds();
-    const share = (before: number | undefined, after: number | undefined) =>
-      before === undefined || after === undefined ? undefined : (after - before) / seconds;
-    return {
-      measured,
-      cpu: {
-        gateway: share(gatewayBefore, gateway?.cpuSeconds()),
-        simulator: share(simulatorBefore, simulator.cpuSeconds()),
-        loadGenerator: (load.user + load.system) / 1e6 / seconds,
-        machine: share(machineBefore?.busy, machineAfter?.busy),
-        steal: share(machineBefore?.steal, machineAfter?.steal),
-      },
-    };
+    return measureWithCpu(load(options.seconds), gateway, simulator);
   });
 }
 
@@ -222,7 +196,7 @@ async function startTargets(
 
   const mnemo = await attempt(() => startMnemo(simulators, key, options.dir, profile));
   if (mnemo.ok) {
-    const { origin, apiKey, process: gateway } = mnemo.value;
+    const { origin, apiKey, recallKey, process: gateway } = mnemo.value;
     running.push(gateway);
     const headers = { authorization: `Bearer ${apiKey}` };
     targets.push({
@@ -230,6 +204,7 @@ async function startTargets(
       gateway,
       fast: endpoint(origin, headers, MNEMO_MODEL),
       paced: endpoint(origin, headers, MNEMO_PACED_MODEL),
+      recall: endpoint(origin, { authorization: `Bearer ${recallKey}` }, MNEMO_MODEL),
     });
   } else targets.push({ name: 'mnemo', failure: `start: ${mnemo.message}` });
 
@@ -256,9 +231,10 @@ async function startTargets(
  * Starts the simulators (one without pauses between streamed chunks, one with
  * `CHUNK_DELAY_MS`), mnemo and Portkey, each a process of its own; checks that every target
  * answers what the simulator answers; then measures, target after target: non-streaming load
- * at each of `CONNECTIONS` (the order turning around at each), time to the first streamed
- * chunk, and how the chunks of a paced stream arrive. A target that fails is a result; every
- * process is stopped before this returns or throws.
+ * at each of `CONNECTIONS` (the order turning around at each); mnemo's calls with memory read
+ * and without (memory-read.ts); time to the first streamed chunk, and how the chunks of a
+ * paced stream arrive. A target that fails is a result; every process is stopped before this
+ * returns or throws.
  */
 export async function runGateway(options: GatewayOptions): Promise<GatewayResults> {
   const { log } = options;
@@ -298,6 +274,11 @@ export async function runGateway(options: GatewayOptions): Promise<GatewayResult
         load.push({ target: target.name, connections, result });
       }
     }
+    const mnemo = targets.find((target) => target.name === 'mnemo');
+    const memoryRead: GatewayResults['memoryRead'] =
+      mnemo === undefined || 'failure' in mnemo || mnemo.recall === undefined
+        ? { ok: false, message: mnemo && 'failure' in mnemo ? mnemo.failure : 'mnemo not started' }
+        : await runMemoryRead(mnemo.recall, mnemo.gateway, fast.process, options);
     const chunks = [];
     for (const target of targets) {
       chunks.push({ target: target.name, result: await firstChunk(target, log) });
@@ -306,10 +287,10 @@ export async function runGateway(options: GatewayOptions): Promise<GatewayResult
     for (const target of targets) {
       paces.push({ target: target.name, result: await pacing(target, log) });
     }
-    return { load, firstChunk: chunks, pacing: paces, problems };
+    return { load, memoryRead, firstChunk: chunks, pacing: paces, problems };
   } finally {
     for (const started of running.reverse()) {
-      await started.stop().catch((error) => problems.push(message(error)));
+      await started.stop().catch((error) => problems.push(messageOf(error)));
     }
   }
 }

@@ -1,8 +1,17 @@
-import { firstChunkOf, type GatewayResults, loadOf, pacingOf, type TargetName } from './results.ts';
+import {
+  firstChunkOf,
+  type GatewayResults,
+  loadOf,
+  memoryReadOf,
+  pacingOf,
+  RECALL_MEMORIES,
+  type TargetName,
+} from './results.ts';
 
 /**
- * The gateway's targets: what mnemo may add to a call to the upstream itself (`direct`), and
- * its throughput against Portkey's gateway, every figure measured in the same run.
+ * The gateway's targets: what mnemo may add to a call to the upstream itself (`direct`), its
+ * throughput against Portkey's gateway, and what memory recall adds to a call through mnemo,
+ * every figure measured in the same run.
  */
 
 export type GatewayVerdict = 'pass' | 'miss' | 'unjudged';
@@ -125,12 +134,31 @@ function throughputRatio(
   };
 }
 
+/** mnemo's p50 with `x-mnemo-memory: read`, less the same calls' without it. */
+const memoryReadAdded = (max: number): GatewayTarget => ({
+  name: `memory read on ${RECALL_MEMORIES.toLocaleString('en-US')} memories, added p50 (read − without)`,
+  bound: `≤ ${ms(max)}`,
+  judge(results) {
+    const run = memoryReadOf(results);
+    if (!run) return { value: undefined, figure: '–', verdict: 'unjudged' };
+    const read = run.read.measured.p50;
+    const without = run.without.measured.p50;
+    const value = read - without;
+    return {
+      value,
+      figure: `${ms(value)} (${read.toFixed(2)} − ${without.toFixed(2)})`,
+      verdict: verdictOf(value, (v) => v <= max),
+    };
+  },
+});
+
 export const GATEWAY_TARGETS: readonly GatewayTarget[] = [
   addedLatency('p50', 0.5),
   addedLatency('p99', 1.5),
   addedFirstChunk(1),
   oneForOne,
   throughputRatio('mnemo', 'portkey', 16, 3),
+  memoryReadAdded(1),
 ];
 
 export function judgeGateway(results: GatewayResults): GatewayJudgement[] {
