@@ -222,8 +222,8 @@ export function createMemorySearchRepository(database: Database) {
       }
     }
     const n = matches.size;
-    let statement = countings.get(n);
-    if (!statement) countings.set(n, (statement = counting(n)));
+    const statement = countings.get(n) ?? counting(n);
+    countings.set(n, statement);
     const params = Object.fromEntries([...matches.values()].map((match, i) => [`m${i}`, match]));
     const row = (await statement.first(runner, params)) ?? {};
     const held = new Map([...matches.keys()].map((term, i) => [term, Number(row[`c${i}`] ?? 0)]));
