@@ -60,20 +60,27 @@ function FigureCells(props: { figures: Figures }) {
   );
 }
 
-export function ByModelTable(props: { groups: readonly Group[] }) {
+/** A table of groups whose name is their key, as `name` words it, with their figures. */
+function NamedGroupsTable(props: {
+  title: string;
+  heading: string;
+  groups: readonly Group[];
+  name: (key: string) => ReactNode;
+  nameClass: string;
+}) {
   return (
-    <TableSection title="By model">
+    <TableSection title={props.title}>
       <thead>
         <tr>
-          <th scope="col">Model</th>
+          <th scope="col">{props.heading}</th>
           <FigureHeadings />
         </tr>
       </thead>
       <tbody>
         {byUse(props.groups).map((group) => (
           <tr key={group.key}>
-            <th scope="row" className="usage-row-name mono">
-              {group.key}
+            <th scope="row" className={props.nameClass}>
+              {props.name(group.key)}
             </th>
             <FigureCells figures={group} />
           </tr>
@@ -83,10 +90,18 @@ export function ByModelTable(props: { groups: readonly Group[] }) {
   );
 }
 
-/**
- * Usage per API key, by the key's name. A key deleted since is shown by its id; the member a
- * key acts for is shown to those who see everyone's keys.
- */
+export function ByModelTable(props: { groups: readonly Group[] }) {
+  return (
+    <NamedGroupsTable
+      title="By model"
+      heading="Model"
+      groups={props.groups}
+      name={(key) => key}
+      nameClass="usage-row-name mono"
+    />
+  );
+}
+
 export function ByKeyTable(props: {
   groups: readonly Group[];
   keys: ReadonlyMap<string, ApiKey>;
@@ -160,23 +175,12 @@ const KINDS: Record<string, string> = {
  */
 export function ByKindTable(props: { groups: readonly Group[] }) {
   return (
-    <TableSection title="By kind">
-      <thead>
-        <tr>
-          <th scope="col">Kind</th>
-          <FigureHeadings />
-        </tr>
-      </thead>
-      <tbody>
-        {byUse(props.groups).map((group) => (
-          <tr key={group.key}>
-            <th scope="row" className="usage-row-name">
-              {KINDS[group.key] ?? group.key}
-            </th>
-            <FigureCells figures={group} />
-          </tr>
-        ))}
-      </tbody>
-    </TableSection>
+    <NamedGroupsTable
+      title="By kind"
+      heading="Kind"
+      groups={props.groups}
+      name={(key) => KINDS[key] ?? key}
+      nameClass="usage-row-name"
+    />
   );
 }
