@@ -4,6 +4,7 @@ import type { KeyHolder } from '../keys/api-key-auth.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
 import { ApiError } from '../platform/errors.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
+import { CATEGORIES } from './memory.schemas.ts';
 import type { MemoryService, RecalledMemory } from './memory.service.ts';
 import type { NewProposal, ProposalsService } from './proposals.service.ts';
 
@@ -42,6 +43,7 @@ export function createChatMemory(deps: ChatMemoryDeps) {
   const { memory } = deps;
 
   return {
+    categories: CATEGORIES,
     async open(holder: KeyHolder, options: { project: string | undefined; learn: boolean }) {
       const caller: Caller = {
         userId: holder.userId,
@@ -98,8 +100,8 @@ export function createChatMemory(deps: ChatMemoryDeps) {
       }
 
       return {
-        recall: (query: string, limit: { wholeStoreUpTo: number; limit: number }) =>
-          recall(query, limit.wholeStoreUpTo, limit.limit),
+        recall: (query: string, options: { wholeStoreUpTo: number; limit: number }) =>
+          recall(query, options.wholeStoreUpTo, options.limit),
         related: (query: string, limit: number) => recall(query, 0, limit),
         async learn(learned: readonly Learned[]) {
           if (deps.review) {

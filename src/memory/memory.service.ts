@@ -321,11 +321,9 @@ export function createMemoryService(deps: MemoryServiceDeps) {
           });
           memories = found.map(recalled);
         } else {
-          memories = (await findIn(state, input.query, null, input.limit)).memories.map((item) => ({
-            id: item.id,
-            content: item.content,
-            category: item.category ?? null,
-          }));
+          memories = (await findIn(state, input.query, null, input.limit)).memories.map((item) =>
+            recalled({ ...item, category: item.category ?? null }),
+          );
         }
       }
       await auditAlone(caller, target, 'search');

@@ -1,10 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { extractionRequest, newUserTurns, parseExtraction } from './extraction.ts';
+import { CATEGORIES } from '../../memory/memory.schemas.ts';
+import { createExtraction, newUserTurns } from './extraction.ts';
 import type { RecalledMemory } from './memory-port.ts';
 
 const known: RecalledMemory[] = [
   { id: 'm-1', content: 'Lives in Paris.', category: 'identity', store: 'user' },
 ];
+const extraction = createExtraction(CATEGORIES);
+const parseExtraction = extraction.parse;
+const extractionRequest = extraction.request;
 const proposal = (fields: object) => JSON.stringify({ proposals: [fields] });
 
 describe('parseExtraction: model output is untrusted', () => {

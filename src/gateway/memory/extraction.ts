@@ -3,9 +3,6 @@ import type { ChatMessage, ChatRequest } from '../chat.schemas.ts';
 import type { LearnedMemory, RecalledMemory } from './memory-port.ts';
 import { textOf } from './recall-prompt.ts';
 
-/** The six categories of the memory API, which every proposal must take one of. */
-const CATEGORIES = ['identity', 'preference', 'goal', 'project', 'relationship', 'constraint'];
-
 /** The name the structured output is asked for under. */
 export const EXTRACTION_SCHEMA_NAME = 'memory_proposals';
 /** Proposals one extraction may make: more is not a conversation's worth of facts. */
@@ -39,8 +36,14 @@ export function extractionInstructions(withProject: boolean): string {
   ].join('\n');
 }
 
-/** The structured output asked for: strict (every property required, none other allowed). */
-export function extractionSchema(withProject: boolean): Record<string, unknown> {
+/**
+ * The structured output asked for: strict (every property required, none other allowed), a
+ * category one of the store's.
+ */
+function extractionSchema(
+  categories: readonly string[],
+  withProject: boolean,
+): Record<string, unknown> {
   const properties: Record<string, unknown> = {
     action: { type: 'string', enum: ['add', 'update'] },
     id: {
@@ -48,7 +51,7 @@ export function extractionSchema(withProject: boolean): Record<string, unknown> 
       description: 'For an update, the id of the known memory it replaces; empty for an add',
     },
     content: { type: 'string', description: 'The fact, one short sentence' },
-    category: { type: 'string', enum: CATEGORIES },
+    category: { type: 'string', enum: [...categories] },
     ...(withProject ? { store: { type: 'string', enum: ['user', 'project'] } } : {}),
   };
   return {
@@ -68,11 +71,6 @@ export function extractionSchema(withProject: boolean): Record<string, unknown> 
     additionalProperties: false,
   };
 }
-
-const checkers = {
-  user: Compile(extractionSchema(false) as never),
-  project: Compile(extractionSchema(true) as never),
-};
 
 /** What is new in a conversation: the user turns after the assistant's last one. */
 export interface NewTurns {
@@ -101,8 +99,36 @@ export interface ExtractionInput {
   readonly withProject: boolean;
 }
 
-/** The extraction call, as any chat call: structured output, so every provider kind serves it. */
-export function extractionRequest(input: ExtractionInput): ChatRequest {
+/**
+ * The extraction call and the reading of its answer, for a store of these categories (the
+ * memory port's: the gateway keeps no list of its own).
+ *
+ * @example
+ * const extraction = createExtraction(store.categories);
+ * const answer = await dispatcher.complete(extraction.request(input), signal);
+ * const learned = extraction.parse(text, input.known, input.withProject);
+ */
+export function createExtraction(categories: readonly string[]) {
+  const schemas = {
+    user: extractionSchema(categories, false),
+    project: extractionSchema(categories, true),
+  };
+  const checkers = {
+    user: Compile(schemas.user as never),
+    project: Compile(schemas.project as never),
+  };
+  return {
+    /** The extraction call, as any chat call: structured output, so every provider kind serves it. */
+    request: (input: ExtractionInput) =>
+      extractionRequest(input, input.withProject ? schemas.project : schemas.user),
+    parse: (text: string | null, known: readonly RecalledMemory[], withProject: boolean) =>
+      parseExtraction(text, known, withProject ? checkers.project : checkers.user),
+  };
+}
+
+export type Extraction = ReturnType<typeof createExtraction>;
+
+function extractionRequest(input: ExtractionInput, schema: Record<string, unknown>): ChatRequest {
   const document = {
     known_memories: input.known.map((memory) => ({
       id: memory.id,
@@ -125,7 +151,7 @@ export function extractionRequest(input: ExtractionInput): ChatRequest {
       json_schema: {
         name: EXTRACTION_SCHEMA_NAME,
         strict: true,
-        schema: extractionSchema(input.withProject),
+        schema,
       },
     },
     temperature: 0,
@@ -139,10 +165,10 @@ export function extractionRequest(input: ExtractionInput): ChatRequest {
  * well-formed one, a proposal is left out when its content is blank or it updates a memory the
  * extraction was not shown (an id the model made up, or one of another store).
  */
-export function parseExtraction(
+function parseExtraction(
   text: string | null,
   known: readonly RecalledMemory[],
-  withProject: boolean,
+  checker: { Check(value: unknown): boolean },
 ): LearnedMemory[] | undefined {
   if (text === null) return undefined;
   let document: unknown;
@@ -151,7 +177,6 @@ export function parseExtraction(
   } catch {
     return undefined;
   }
-  const checker = withProject ? checkers.project : checkers.user;
   if (!checker.Check(document)) return undefined;
   const shown = new Set(known.map((memory) => memory.id));
   const proposals = (document as { proposals: Record<string, string>[] }).proposals;

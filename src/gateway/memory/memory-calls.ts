@@ -7,7 +7,7 @@ import type { ChatRequest } from '../chat.schemas.ts';
 import type { Dispatcher } from '../dispatch.ts';
 import { GatewayConfigError } from '../gateway-config.ts';
 import { GatewayError } from '../openai-errors.ts';
-import { extractionRequest, newUserTurns, parseExtraction } from './extraction.ts';
+import { createExtraction, newUserTurns } from './extraction.ts';
 import type { ChatMemorySession, ChatMemoryStore, RecalledMemory } from './memory-port.ts';
 import { type MemoryUse, memoryUseOf, RECALLED_HEADER } from './memory-switch.ts';
 import { memoryBlock, recallQuery, withinBudget, withMemoryMessage } from './recall-prompt.ts';
@@ -80,6 +80,7 @@ const MAX_RUNNING = 64;
  */
 export function createMemoryCalls(deps: MemoryCallsDeps) {
   const { config, log } = deps;
+  const extraction = createExtraction(deps.store.categories);
   const running = new Set<Promise<void>>();
   const closing = new AbortController();
 
@@ -101,7 +102,7 @@ export function createMemoryCalls(deps: MemoryCallsDeps) {
       if (known.size < KNOWN_LIMIT) known.set(memory.id, memory);
     }
     const shown = [...known.values()];
-    const request = extractionRequest({
+    const request = extraction.request({
       model: config.extractionModel,
       known: shown,
       newTurns,
@@ -130,7 +131,7 @@ export function createMemoryCalls(deps: MemoryCallsDeps) {
       usage: dispatched.value.usage,
     });
     const text = dispatched.value.choices[0]?.message.content ?? null;
-    const learned = parseExtraction(text, shown, withProject);
+    const learned = extraction.parse(text, shown, withProject);
     if (!learned) {
       log.warn(
         { model: dispatched.model.id, answer: text?.slice(0, 500) ?? null },

@@ -56,6 +56,8 @@ export interface LearnOutcome {
  * learning, edit (403).
  */
 export interface ChatMemoryStore {
+  /** The categories a memory may have: an extraction proposes one of them for each. */
+  readonly categories: readonly string[];
   open(
     holder: KeyHolder,
     options: { readonly project: string | undefined; readonly learn: boolean },

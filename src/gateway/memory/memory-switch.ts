@@ -26,11 +26,11 @@ export function memoryUseOf(
   holder: KeyHolder,
 ): MemoryUse | undefined | GatewayError {
   const header = headers[MEMORY_HEADER];
+  const asked = typeof header === 'string' ? header.trim().toLowerCase() : header;
   let mode: MemoryMode;
-  if (header === undefined) mode = holder.memory.mode;
-  else if (typeof header === 'string' && isMemoryMode(header.trim().toLowerCase())) {
-    mode = header.trim().toLowerCase() as MemoryMode;
-  } else {
+  if (asked === undefined) mode = holder.memory.mode;
+  else if (isMemoryMode(asked)) mode = asked;
+  else {
     return invalidRequest(
       `The ${MEMORY_HEADER} header must be one of ${MEMORY_MODES.join(', ')}.`,
       'invalid_memory_mode',
