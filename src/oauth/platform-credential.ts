@@ -39,14 +39,17 @@ export async function issuePlatformCredential(
   const [key] = await loadSigningKeys(db);
   if (!key) throw new Error('no signing key in the store; start the server or run `mnemo migrate`');
   const { issuer, audience } = builtInIssuer(publicUrl);
-  const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
+  // One reading of the clock for both: read twice, a second could pass between them (the
+  // lease is written in between) and the credential would live one second less than asked.
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const expiresAt = issuedAt + ttlSeconds;
   await extendKeyLease(db, key.kid, expiresAt * 1000);
   return new SignJWT({})
     .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(issuer)
     .setAudience(audience)
     .setSubject(userId)
-    .setIssuedAt()
+    .setIssuedAt(issuedAt)
     .setExpirationTime(expiresAt)
     .setJti(randomUUID())
     .sign(key.privateKey);
