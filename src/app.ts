@@ -35,6 +35,7 @@ import { createMemoryService, type SemanticSearch } from './memory/memory.servic
 import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createMemoryEmbeddingsRepository } from './memory/memory-embeddings.repository.ts';
 import { createMemorySearchRepository } from './memory/memory-search.repository.ts';
+import { createStatementWrites } from './memory/memory-writes.ts';
 import { createProposalsRepository } from './memory/proposals.repository.ts';
 import { registerProposalsRoutes } from './memory/proposals.routes.ts';
 import { createProposalsService } from './memory/proposals.service.ts';
@@ -253,9 +254,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       contentChanged: () => indexer.nudge(),
     };
 
+  const memoryRepository = createMemoryRepository(database);
   const service = createMemoryService({
     database,
-    repository: createMemoryRepository(database),
+    repository: memoryRepository,
+    writes: createStatementWrites({ database, repository: memoryRepository, embeddings }),
     search: createMemorySearchRepository(database),
     embeddings,
     semantic,

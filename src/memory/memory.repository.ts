@@ -109,7 +109,7 @@ export function createMemoryRepository(database: Database) {
     }),
   );
   type WrittenState = MemoryState & { terms: string };
-  const writeState = (p: WrittenState) =>
+  const writeMemory = prepareQuery((p: WrittenState) =>
     db
       .updateTable('memories')
       .set({
@@ -121,10 +121,7 @@ export function createMemoryRepository(database: Database) {
         deleted_at: p.deleted_at,
         search_terms: p.terms,
       })
-      .where('id', '=', p.id);
-  const writeMemory = prepareQuery((p: WrittenState) => writeState(p));
-  const writeMemoryIfUnchanged = prepareQuery((p: WrittenState & { expected: number }) =>
-    writeState(p).where('updated_at', '=', p.expected),
+      .where('id', '=', p.id),
   );
   // Named columns, never `*`: on PostgreSQL a prepared statement's result shape is fixed, and a
   // column added by a later migration would fail `*` on the processes still running.
@@ -254,26 +251,11 @@ export function createMemoryRepository(database: Database) {
       await insertMemory.execute(trx, { ...row, terms: indexTerms(row.content) });
     },
 
-    /**
-     * Writes a memory's new state. With `expectedUpdatedAt`, only if the stored `updated_at`
-     * still equals it (one conditional update, no read-then-write race). Returns whether a
-     * row changed.
-     */
-    async writeMemory(
-      trx: QueryRunner,
-      state: MemoryState,
-      expectedUpdatedAt?: number,
-    ): Promise<boolean> {
+    /** Writes a memory's new state (the caller holds its store's lock). */
+    async writeMemory(trx: QueryRunner, state: MemoryState): Promise<void> {
       // A tombstone (deleted, content gone) has no terms: it leaves the index.
-      const written = {
-        ...state,
-        terms: state.deleted_at === null ? indexTerms(state.content) : '',
-      };
-      const result =
-        expectedUpdatedAt === undefined
-          ? await writeMemory.execute(trx, written)
-          : await writeMemoryIfUnchanged.execute(trx, { ...written, expected: expectedUpdatedAt });
-      return (result.numAffectedRows ?? 0n) > 0n;
+      const terms = state.deleted_at === null ? indexTerms(state.content) : '';
+      await writeMemory.execute(trx, { ...state, terms });
     },
 
     /**

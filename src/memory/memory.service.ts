@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
-import type { MemoryRow, ProjectAccess, Tables } from '../db/tables.ts';
+import type { ProjectAccess } from '../db/tables.ts';
 import { analyzeQuery } from '../platform/search-analyzer.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { type CursorCodec, type CursorScope, expiredCursor } from './cursor.ts';
@@ -35,11 +34,13 @@ import { recognizedCategory, toMemoryItem } from './memory-item.ts';
 import type { FoundMemory, MemorySearchRepository } from './memory-search.repository.ts';
 import type { QueryEmbedder } from './query-embedding.ts';
 import { fuseRankings } from './rank-fusion.ts';
+import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
 import type { VectorIndex } from './vector-index.ts';
 
 export interface MemoryServiceDeps {
   readonly database: Database;
   readonly repository: MemoryRepository;
+  readonly writes: MemoryWrites;
   readonly search: MemorySearchRepository;
   /** Vectors of memories: dropped with a deleted memory whether or not search uses them. */
   readonly embeddings: MemoryEmbeddingsRepository;
@@ -75,12 +76,9 @@ const SEARCH_LIMIT = { default: 20, max: 100 };
 const SEARCH_CANDIDATES = 50;
 
 export function createMemoryService(deps: MemoryServiceDeps) {
-  const { database, repository: repo, targets, cursors, fullLists, semantic } = deps;
+  const { database, repository: repo, writes, targets, cursors, fullLists, semantic } = deps;
   const { reader } = database;
   const now = deps.now ?? Date.now;
-
-  /** `updatedAt` strictly increases with every change, even two within one millisecond. */
-  const nextUpdatedAt = (previous: number) => Math.max(now(), previous + 1);
 
   function checkContent(content: string): void {
     if (!/\S/u.test(content)) throw contentRequired();
@@ -90,28 +88,19 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     }
   }
 
-  /** Records an act done for another member, inside the write it belongs to. */
-  async function audit(
-    trx: Kysely<Tables>,
-    caller: Caller,
-    target: Target,
-    action: string,
-    memoryId?: string,
-  ) {
-    if (!target.overridden) return;
-    await recordAudit(trx, {
-      orgId: caller.orgId,
-      actorId: caller.userId,
-      targetId: target.userId,
-      action,
-      memoryId,
-    });
-  }
-
   /** Records an act that writes nothing else (a read, a repeated delete) in a write of its own. */
   async function auditAlone(caller: Caller, target: Target, action: string, memoryId?: string) {
-    if (target.overridden)
-      await database.write((trx) => audit(trx, caller, target, action, memoryId));
+    if (target.overridden) {
+      await database.write((trx) =>
+        recordAudit(trx, {
+          orgId: caller.orgId,
+          actorId: caller.userId,
+          targetId: target.userId,
+          action,
+          memoryId,
+        }),
+      );
+    }
   }
 
   /**
@@ -341,46 +330,21 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     async add(caller: Caller, body: AddBody): Promise<AddOutcome> {
       checkContent(body.content);
       const { scope, target } = await targets.forAdd(caller, body);
-      const category = recognizedCategory(body.category);
-      const key = foldKey(body.content);
-      const outcome = await database.write(async (trx): Promise<AddOutcome> => {
-        const state = await repo.lockScope(trx, scope);
-        const existing = await repo.findActiveByFoldKey(trx, state.id, key);
-        if (existing) {
-          // A fold that brings a category to a memory without one is a change; otherwise none.
-          if (existing.category === null && category !== null) {
-            const version = await repo.bumpScope(trx, state.id);
-            await repo.writeMemory(trx, {
-              ...existing,
-              category,
-              version,
-              updated_at: nextUpdatedAt(existing.updated_at),
-            });
-            await deps.embeddings.carryVectors(trx, existing.id, existing.version, version);
-          }
-          await audit(trx, caller, target, 'add', existing.id);
-          return { created: false, memory: { id: existing.id, content: existing.content } };
-        }
-        const version = await repo.bumpScope(trx, state.id);
-        const at = now();
-        const row: MemoryRow = {
-          id: newRowId(),
-          scope_id: state.id,
-          contributor_id: target.userId,
-          content: body.content,
-          fold_key: key,
-          category,
-          created_at: at,
-          updated_at: at,
-          version,
-          deleted_at: null,
-        };
-        await repo.insertMemory(trx, row);
-        await audit(trx, caller, target, 'add', row.id);
-        return { created: true, memory: toMemoryItem(row) };
+      const result = await writes.add({
+        scope,
+        id: newRowId(),
+        contributorId: target.userId,
+        content: body.content,
+        foldKey: foldKey(body.content),
+        category: recognizedCategory(body.category),
+        at: now(),
+        audit: auditedAct(caller, target),
       });
-      if (outcome.created) semantic?.contentChanged();
-      return outcome;
+      if (!result.created) {
+        return { created: false, memory: { id: result.memory.id, content: result.memory.content } };
+      }
+      semantic?.contentChanged();
+      return { created: true, memory: toMemoryItem(result.memory) };
     },
 
     async update(
@@ -389,43 +353,29 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       user: string | undefined,
       body: UpdateBody,
     ): Promise<MemoryItem> {
-      const hasContent = body.content !== undefined;
       const hasCategory = 'category' in body;
-      if (!hasContent && !hasCategory) throw noUpdateFields();
+      if (body.content === undefined && !hasCategory) throw noUpdateFields();
       if (body.content !== undefined) checkContent(body.content);
       const base = deps.optimisticConcurrency ? parseBaseUpdatedAt(body.baseUpdatedAt) : undefined;
       const target = await targets.forMember(caller, user);
       const found = await reachable(caller, target, id, EDIT_POOL);
       if (found.deleted_at !== null) throw memoryNotFound();
-      const contentChanges = (current: { content: string }) =>
-        body.content !== undefined && body.content !== current.content;
-      let changedContent = false;
-      const updated = await database.write(async (trx) => {
-        const state = await repo.lockScope(trx, scopeOf(caller, found));
-        // Read again under the scope lock: no write of this scope can interleave from here.
-        const current = await repo.findById(trx, found.id);
-        if (!current || current.deleted_at !== null) throw memoryNotFound();
-        const version = await repo.bumpScope(trx, state.id);
-        const changes = {
-          ...(body.content !== undefined
-            ? { content: body.content, fold_key: foldKey(body.content) }
-            : {}),
-          ...(hasCategory ? { category: recognizedCategory(body.category) } : {}),
-          version,
-          updated_at: nextUpdatedAt(current.updated_at),
-        };
-        const next = { ...current, ...changes };
-        if (!(await repo.writeMemory(trx, next, base))) throw editConflict(toMemoryItem(current));
-        // New content makes its vectors stale: gone until the indexer embeds it again. The
-        // same content keeps them, current at the new version.
-        changedContent = contentChanges(current);
-        if (changedContent) await deps.embeddings.dropVectors(trx, current.id);
-        else await deps.embeddings.carryVectors(trx, current.id, current.version, version);
-        await audit(trx, caller, target, 'update', current.id);
-        return toMemoryItem(next);
+      const result = await writes.update({
+        scope: scopeOf(caller, found),
+        memoryId: found.id,
+        content:
+          body.content === undefined
+            ? undefined
+            : { text: body.content, foldKey: foldKey(body.content) },
+        category: hasCategory ? { value: recognizedCategory(body.category) } : undefined,
+        expectedUpdatedAt: base,
+        at: now(),
+        audit: auditedAct(caller, target),
       });
-      if (changedContent) semantic?.contentChanged();
-      return updated;
+      if (result.outcome === 'gone') throw memoryNotFound();
+      if (result.outcome === 'conflict') throw editConflict(toMemoryItem(result.memory));
+      if (result.newContent) semantic?.contentChanged();
+      return toMemoryItem(result.memory);
     },
 
     async remove(caller: Caller, id: string, user: string | undefined): Promise<void> {
@@ -437,33 +387,23 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         await auditAlone(caller, target, 'delete', found.id);
         return;
       }
-      await database.write(async (trx) => {
-        const state = await repo.lockScope(trx, scopeOf(caller, found));
-        const current = await repo.findById(trx, found.id);
-        if (!current || current.deleted_at !== null) {
-          await audit(trx, caller, target, 'delete', found.id);
-          return;
-        }
-        const version = await repo.bumpScope(trx, state.id);
-        const at = nextUpdatedAt(current.updated_at);
-        // A tombstone keeps only what sync needs: the content is gone with the memory.
-        await repo.writeMemory(trx, {
-          ...current,
-          content: '',
-          fold_key: '',
-          category: null,
-          version,
-          updated_at: at,
-          deleted_at: at,
-        });
-        await deps.embeddings.dropVectors(trx, current.id);
-        await audit(trx, caller, target, 'delete', current.id);
+      await writes.remove({
+        scope: scopeOf(caller, found),
+        memoryId: found.id,
+        at: now(),
+        audit: auditedAct(caller, target),
       });
     },
   };
 }
 
 export type MemoryService = ReturnType<typeof createMemoryService>;
+
+/** Who acted for whom, when the request acts for another member: what a write audits. */
+const auditedAct = (caller: Caller, target: Target): AuditedAct | undefined =>
+  target.overridden
+    ? { orgId: caller.orgId, actorId: caller.userId, targetId: target.userId }
+    : undefined;
 
 const scored = (row: FoundMemory) => ({ ...toMemoryItem(row), score: row.score });
 

@@ -1,0 +1,197 @@
+import type { Kysely } from 'kysely';
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { Database } from '../db/database.ts';
+import type { MemoryRow, Tables } from '../db/tables.ts';
+import type { CursorScope } from './cursor.ts';
+import type { MemoryRepository } from './memory.repository.ts';
+import type { Category } from './memory.schemas.ts';
+import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
+
+/**
+ * The three writes of the memory API as the store carries them out, every rule of docs/design.md
+ * §3.1 and §3.2 included: the fold, the store's change counter, tombstones, vectors kept or
+ * dropped, the audit row. The service checks the request and whom it may reach; a write decides
+ * from the state it finds under the store's lock. Two implementations: statement by statement
+ * in one transaction (this file; SQLite, where a write costs no round trip), and one
+ * server-side function call per write (memory-writes.postgres.ts), which holds the store's lock
+ * for one round trip and the commit. The suite runs on both engines and holds them to the same
+ * answers.
+ */
+export interface MemoryWrites {
+  add(write: AddWrite): Promise<AddResult>;
+  update(write: UpdateWrite): Promise<UpdateResult>;
+  remove(write: RemoveWrite): Promise<void>;
+}
+
+/** An act done for another member: recorded in the audit log inside the write. */
+export interface AuditedAct {
+  readonly orgId: string;
+  readonly actorId: string;
+  readonly targetId: string;
+}
+
+export interface AddWrite {
+  readonly scope: CursorScope;
+  /** The new memory's id, used when it does not fold. */
+  readonly id: string;
+  readonly contributorId: string;
+  readonly content: string;
+  readonly foldKey: string;
+  readonly category: Category | null;
+  /** Milliseconds: the new memory's timestamps, and the earliest `updatedAt` of a fold. */
+  readonly at: number;
+  readonly audit: AuditedAct | undefined;
+}
+
+/** A memory as stored, what an answer shows of it. */
+export type WrittenMemory = Pick<
+  MemoryRow,
+  'id' | 'content' | 'category' | 'created_at' | 'updated_at'
+>;
+
+export type AddResult =
+  | { readonly created: true; readonly memory: WrittenMemory }
+  /** Folded into the active memory `memory` of the same content. */
+  | { readonly created: false; readonly memory: WrittenMemory };
+
+export interface UpdateWrite {
+  readonly scope: CursorScope;
+  readonly memoryId: string;
+  /** The new content and its fold key; undefined keeps them. */
+  readonly content: { readonly text: string; readonly foldKey: string } | undefined;
+  /** The new category (null: none); undefined keeps it. */
+  readonly category: { readonly value: Category | null } | undefined;
+  /** Optimistic concurrency: written only if the stored `updated_at` still equals it. */
+  readonly expectedUpdatedAt: number | undefined;
+  readonly at: number;
+  readonly audit: AuditedAct | undefined;
+}
+
+export type UpdateResult =
+  | { readonly outcome: 'updated'; readonly memory: WrittenMemory; readonly newContent: boolean }
+  /** Deleted, or gone, since the service found it. */
+  | { readonly outcome: 'gone' }
+  /** Changed since `expectedUpdatedAt`: the memory as it is. */
+  | { readonly outcome: 'conflict'; readonly memory: WrittenMemory };
+
+export interface RemoveWrite {
+  readonly scope: CursorScope;
+  readonly memoryId: string;
+  readonly at: number;
+  readonly audit: AuditedAct | undefined;
+}
+
+/** `updated_at` strictly increases with every change, even two within one millisecond. */
+export const nextUpdatedAt = (at: number, previous: number) => Math.max(at, previous + 1);
+
+/** Audit actions of the memory API's writes. */
+type WriteAction = 'add' | 'update' | 'delete';
+
+async function auditIn(
+  trx: Kysely<Tables>,
+  act: AuditedAct | undefined,
+  action: WriteAction,
+  memoryId: string,
+) {
+  if (act) await recordAudit(trx, { ...act, action, memoryId });
+}
+
+/** The writes as statements in one transaction of `database.write`, the store's lock first. */
+export function createStatementWrites(deps: {
+  readonly database: Database;
+  readonly repository: MemoryRepository;
+  readonly embeddings: MemoryEmbeddingsRepository;
+}): MemoryWrites {
+  const { database, repository: repo, embeddings } = deps;
+  return {
+    add: (write) =>
+      database.write(async (trx): Promise<AddResult> => {
+        const state = await repo.lockScope(trx, write.scope);
+        const existing = await repo.findActiveByFoldKey(trx, state.id, write.foldKey);
+        if (existing) {
+          let memory: WrittenMemory = existing;
+          // A fold that brings a category to a memory without one is a change; otherwise none.
+          if (existing.category === null && write.category !== null) {
+            const version = await repo.bumpScope(trx, state.id);
+            const changed = {
+              ...existing,
+              category: write.category,
+              version,
+              updated_at: nextUpdatedAt(write.at, existing.updated_at),
+            };
+            await repo.writeMemory(trx, changed);
+            await embeddings.carryVectors(trx, existing.id, existing.version, version);
+            memory = changed;
+          }
+          await auditIn(trx, write.audit, 'add', existing.id);
+          return { created: false, memory };
+        }
+        const version = await repo.bumpScope(trx, state.id);
+        const row: MemoryRow = {
+          id: write.id,
+          scope_id: state.id,
+          contributor_id: write.contributorId,
+          content: write.content,
+          fold_key: write.foldKey,
+          category: write.category,
+          created_at: write.at,
+          updated_at: write.at,
+          version,
+          deleted_at: null,
+        };
+        await repo.insertMemory(trx, row);
+        await auditIn(trx, write.audit, 'add', row.id);
+        return { created: true, memory: row };
+      }),
+
+    update: (write) =>
+      database.write(async (trx): Promise<UpdateResult> => {
+        const state = await repo.lockScope(trx, write.scope);
+        // Read under the store's lock: no write of this store can interleave from here.
+        const current = await repo.findById(trx, write.memoryId);
+        if (!current || current.deleted_at !== null) return { outcome: 'gone' };
+        if (write.expectedUpdatedAt !== undefined && current.updated_at !== write.expectedUpdatedAt)
+          return { outcome: 'conflict', memory: current };
+        const version = await repo.bumpScope(trx, state.id);
+        const next = {
+          ...current,
+          ...(write.content && { content: write.content.text, fold_key: write.content.foldKey }),
+          ...(write.category && { category: write.category.value }),
+          version,
+          updated_at: nextUpdatedAt(write.at, current.updated_at),
+        };
+        await repo.writeMemory(trx, next);
+        // New content makes its vectors stale: gone until the indexer embeds it again. The
+        // same content keeps them, current at the new version.
+        const newContent = next.content !== current.content;
+        if (newContent) await embeddings.dropVectors(trx, current.id);
+        else await embeddings.carryVectors(trx, current.id, current.version, version);
+        await auditIn(trx, write.audit, 'update', current.id);
+        return { outcome: 'updated', memory: next, newContent };
+      }),
+
+    remove: (write) =>
+      database.write(async (trx) => {
+        const state = await repo.lockScope(trx, write.scope);
+        const current = await repo.findById(trx, write.memoryId);
+        // Deleting a deleted memory changes nothing, but done for another member it is an
+        // act all the same, and the audit log records every one.
+        if (current && current.deleted_at === null) {
+          const version = await repo.bumpScope(trx, state.id);
+          const at = nextUpdatedAt(write.at, current.updated_at);
+          // A tombstone keeps only what sync needs: the content is gone with the memory.
+          await repo.writeMemory(trx, {
+            ...current,
+            content: '',
+            fold_key: '',
+            category: null,
+            version,
+            updated_at: at,
+            deleted_at: at,
+          });
+          await embeddings.dropVectors(trx, current.id);
+        }
+        await auditIn(trx, write.audit, 'delete', write.memoryId);
+      }),
+  };
+}
