@@ -32,9 +32,9 @@ import type { MemoryTargets, Target } from './memory.targets.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
 import type { FoundMemory, MemorySearchRepository } from './memory-search.repository.ts';
+import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
 import type { QueryEmbedder } from './query-embedding.ts';
 import { fuseRankings } from './rank-fusion.ts';
-import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
 import type { VectorIndex } from './vector-index.ts';
 
 export interface MemoryServiceDeps {
