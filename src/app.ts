@@ -270,7 +270,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerMemoryRoutes(app, {
     service,
-    authenticate: authenticate.member,
+    authentication: authenticate,
     environment: config.env,
   });
   // What chat calls learn, when it waits for review (MNEMO_MEMORY_EXTRACTION=review).

@@ -1,7 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { MemberRole } from '../db/tables.ts';
-import { createCallerContextReader, type UserOverridePolicy } from '../orgs/orgs.repository.ts';
+import {
+  type CallerContext,
+  createCallerContextReader,
+  type UserOverridePolicy,
+} from '../orgs/orgs.repository.ts';
 import { findUserStatus } from '../orgs/users.repository.ts';
 import { ApiError, badRequest, forbidden, notFound } from '../platform/errors.ts';
 import { type RateDecision, type RateLimiter, rateLimitHeaders } from '../platform/rate-limit.ts';
@@ -49,6 +53,16 @@ export interface PlatformAuthentication {
   memberOf(orgOf: (request: FastifyRequest) => Promise<string | undefined>): Hook;
   /** An active account, whatever its organizations (`GET /api/v1/me`). */
   readonly account: Hook;
+  /**
+   * `member`, with `read` in place of the caller's own statement: one round trip for the
+   * caller and what the route reads first. Every check is made as `member` makes it, in the
+   * same order; `keep` receives what was read once the caller is admitted, never for a
+   * request refused. Where `read` answers undefined, `member` runs as it is.
+   */
+  memberReading<T>(
+    read: ReadAlongCaller<T>,
+    keep: (request: FastifyRequest, value: T) => void,
+  ): Hook;
 }
 
 export interface PlatformAuthenticationDeps {
@@ -122,28 +136,51 @@ export function createRequestLimits(
 
 /**
  * Account status and membership (403), the last checks before the request itself: the caller
- * `account` acts as in `orgId`. An account the credential names but the store does not know is
- * a credential refused (401).
+ * `account` acts as in `orgId`, by the context the store holds (undefined: the account the
+ * credential names is not known to the store, a credential refused: 401).
  */
+export function admitCaller(
+  account: Account,
+  orgId: string,
+  context: CallerContext | undefined,
+): Caller {
+  if (!context) throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
+  if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
+  if (context.role === null) throw forbidden('not a member of this organization');
+  return {
+    userId: account.userId,
+    orgId,
+    role: context.role,
+    memoryEnabled: context.memoryEnabled,
+    userOverride: context.userOverride,
+    scopes: account.scopes,
+  };
+}
+
+/** `admitCaller` on the context read from the store. */
 export type Admission = (account: Account, orgId: string) => Promise<Caller>;
 
 export function createAdmission(database: Database): Admission {
   const findCallerContext = createCallerContextReader(database);
-  return async (account, orgId) => {
-    const context = await findCallerContext(account.userId, orgId);
-    if (!context) throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
-    if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
-    if (context.role === null) throw forbidden('not a member of this organization');
-    return {
-      userId: account.userId,
-      orgId,
-      role: context.role,
-      memoryEnabled: context.memoryEnabled,
-      userOverride: context.userOverride,
-      scopes: account.scopes,
-    };
-  };
+  return async (account, orgId) =>
+    admitCaller(account, orgId, await findCallerContext(account.userId, orgId));
 }
+
+/** The caller's context and what a route read in the same statement (`memberReading`). */
+export interface ReadAlong<T> {
+  readonly context: CallerContext | undefined;
+  readonly value: T;
+}
+
+/**
+ * Reads what a request needs in the caller's own statement (orgs.repository.ts,
+ * `callerContextQuery`), or answers undefined when this request has nothing to read along.
+ */
+export type ReadAlongCaller<T> = (
+  request: FastifyRequest,
+  account: Account,
+  orgId: string,
+) => Promise<ReadAlong<T>> | undefined;
 
 /**
  * The platform's checks, in the order of docs/design.md §3.3: credential (401) → rate (429) →
@@ -182,10 +219,24 @@ export function createPlatformAuthentication(
     request.caller = caller;
   }
 
+  async function member(request: FastifyRequest, reply: FastifyReply) {
+    const account = await identify(request, reply);
+    await admit(request, account, headerOrganization(request));
+  }
+
   return {
-    async member(request, reply) {
-      const account = await identify(request, reply);
-      await admit(request, account, headerOrganization(request));
+    member,
+    memberReading(read, keep) {
+      return async (request, reply) => {
+        const account = await identify(request, reply);
+        const orgId = headerOrganization(request);
+        const along = read(request, account, orgId);
+        if (!along) return admit(request, account, orgId);
+        const { context, value } = await along;
+        request.caller = admitCaller(account, orgId, context);
+        request.account = account;
+        keep(request, value);
+      };
     },
     memberOf(orgOf) {
       return async (request, reply) => {

@@ -59,9 +59,10 @@ interface TrustedIssuer {
 
 /**
  * Verifies `Authorization: Bearer <JWT>`: RS256 only, issuer, audience, expiry with a small
- * clock skew; a refusal is a 401 that says why (credential-refusals.ts). Trusts the built-in issuer (keys from the store, reloaded when an unknown `kid`
- * appears, so a key rotated by the CLI is picked up without restart) and, if configured, one
- * outside issuer by its JWKS. Verified tokens are remembered until they expire: an RSA
+ * clock skew; a refusal is a 401 that says why (credential-refusals.ts). Trusts the built-in
+ * issuer (keys from the store, reloaded when an unknown `kid` appears, so a key rotated by the
+ * CLI is picked up without restart) and, if configured, one outside issuer by its JWKS.
+ * Verified tokens are remembered, by the header that carried them, until they expire: an RSA
  * verification costs more than the rest of a read.
  */
 export function createCredentialVerifier(options: CredentialVerifierOptions): CredentialVerifier {
@@ -85,10 +86,13 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
   const trustedIssuers = [...issuers.keys()];
 
   return async function verify(authorization) {
-    const token = platformToken(authorization, builtIn.issuer);
     const now = Date.now();
-    const cached = cache.get(token, now - tolerance * 1000);
+    // Keyed by the header as sent: a credential seen before costs no parsing at all. (No
+    // header is never kept: it is refused before anything is.)
+    const header = authorization ?? '';
+    const cached = cache.get(header, now - tolerance * 1000);
     if (cached) return cached;
+    const token = platformToken(authorization, builtIn.issuer);
 
     let claimedIssuer: string | undefined;
     try {
@@ -122,7 +126,7 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
         scopes: parseScopes(payload.scope),
         claims: payload,
       };
-      cache.set(token, credential, (payload.exp as number) * 1000);
+      cache.set(header, credential, (payload.exp as number) * 1000);
       return credential;
     } catch (error) {
       if (error instanceof joseErrors.JOSEError)

@@ -1,4 +1,5 @@
 import type { MemoryRow } from '../db/tables.ts';
+import { isoTime } from '../platform/iso-time.ts';
 import { CATEGORIES, type Category, type MemoryItem } from './memory.schemas.ts';
 
 const known = new Set<unknown>(CATEGORIES);
@@ -16,8 +17,8 @@ export function recognizedCategory(value: unknown): Category | null {
 export function toMemoryItem(
   row: Pick<MemoryRow, 'id' | 'content' | 'category' | 'created_at' | 'updated_at'>,
 ): MemoryItem {
-  const createdAt = new Date(row.created_at).toISOString();
-  const updatedAt = new Date(row.updated_at).toISOString();
+  const createdAt = isoTime(row.created_at);
+  const updatedAt = isoTime(row.updated_at);
   return row.category === null
     ? { id: row.id, content: row.content, createdAt, updatedAt }
     : {

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
+import type { PlatformAuthentication } from '../auth/authenticate.ts';
 import { allows, insufficientScope } from '../auth/scopes.ts';
 import type { Environment } from '../config.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
@@ -9,6 +10,7 @@ import { badRequest } from '../platform/errors.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
+import type { ReachableMemory, ScopeState } from './memory.repository.ts';
 import {
   AddBody,
   AddQuery,
@@ -30,8 +32,8 @@ import type { MemoryService } from './memory.service.ts';
 export interface MemoryRoutesDeps {
   readonly service: MemoryService;
   readonly environment: Environment;
-  /** The platform's checks (credential, rate, organization, account); sets `request.caller`. */
-  readonly authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** The platform's checks (credential, rate, organization, account); set `request.caller`. */
+  readonly authentication: Pick<PlatformAuthentication, 'member' | 'memberReading'>;
 }
 
 const BASE = '/api/v1/memory';
@@ -55,24 +57,67 @@ function ownerInBody(request: FastifyRequest, _reply: FastifyReply, done: (e?: E
 
 const errors = PLATFORM_ERROR_RESPONSES;
 
+/**
+ * Whether the request reads the caller's own personal store, by its query as sent (not yet
+ * validated: anything unusual reads nothing along, and is judged by the usual path).
+ */
+function readsOwnStore(request: FastifyRequest, userId: string): boolean {
+  const query = request.query as { user?: unknown; project?: unknown };
+  const user = query.user;
+  return (
+    query.project === undefined &&
+    (user === undefined || (typeof user === 'string' && user.toLowerCase() === userId))
+  );
+}
+
 export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutesDeps): void {
-  const { service } = deps;
+  const { service, authentication } = deps;
 
   parent.register(async (scoped) => {
     const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.addHook('onRequest', deps.authenticate);
     // Scopes are checked with account status and membership (403), before anything else.
-    app.addHook('onRequest', (request, _reply, done) => {
+    const scopeAllowed: onRequestHookHandler = (request, _reply, done) => {
       const read = request.method === 'GET' || request.method === 'HEAD';
       const scope = read ? 'memory:read' : 'memory:write';
       done(allows(request.caller, scope) ? undefined : insufficientScope(scope));
-    });
+    };
     // Callback hooks where there is nothing to await: they run on every request.
-    app.addHook('onRequest', (request, _reply, done) => {
+    const memoryOn: onRequestHookHandler = (request, _reply, done) => {
       const on = memoryEnabled(deps.environment, request.caller.memoryEnabled);
       done(on ? undefined : memoryFeatureOff());
-    });
+    };
+    const checkedBy = (authenticate: onRequestHookHandler) => [
+      authenticate,
+      scopeAllowed,
+      memoryOn,
+    ];
+    const checks = checkedBy(authentication.member);
+
+    // GET one and the list of one's own store read what they need first in the caller's own
+    // statement (one round trip for both), kept here for the handler.
+    const ownMemory = new WeakMap<FastifyRequest, { memory: ReachableMemory | undefined }>();
+    const ownScope = new WeakMap<FastifyRequest, { state: ScopeState | undefined }>();
+    const readingOwnMemory = checkedBy(
+      authentication.memberReading(
+        (request, account, orgId) => {
+          const { id } = request.params as { id: string };
+          return readsOwnStore(request, account.userId)
+            ? service.readOwnWithCaller(account.userId, orgId, id)
+            : undefined;
+        },
+        (request, memory) => ownMemory.set(request, { memory }),
+      ),
+    );
+    const readingOwnScope = checkedBy(
+      authentication.memberReading(
+        (request, account, orgId) =>
+          readsOwnStore(request, account.userId)
+            ? service.readOwnScopeWithCaller(account.userId, orgId)
+            : undefined,
+        (request, state) => ownScope.set(request, { state }),
+      ),
+    );
     app.addHook('preValidation', requireJsonBody);
 
     const common = {
@@ -85,6 +130,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     app.get(
       BASE,
       {
+        onRequest: readingOwnScope,
         schema: {
           ...common,
           ...reads,
@@ -95,7 +141,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       },
       async (request, reply) => {
         // Already the JSON of a ListResponse: Fastify sends a string with a JSON type as it is.
-        const body = await service.list(request.caller, request.query);
+        const body = await service.list(request.caller, request.query, ownScope.get(request));
         return reply.type('application/json; charset=utf-8').send(body as unknown as ListResponse);
       },
     );
@@ -103,6 +149,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     app.get(
       `${BASE}/search`,
       {
+        onRequest: checks,
         schema: {
           ...common,
           ...reads,
@@ -117,6 +164,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     app.get(
       `${BASE}/:id`,
       {
+        onRequest: readingOwnMemory,
         schema: {
           ...common,
           ...reads,
@@ -127,13 +175,19 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
         },
       },
       async (request) => ({
-        memory: await service.get(request.caller, request.params.id, request.query.user),
+        memory: await service.get(
+          request.caller,
+          request.params.id,
+          request.query.user,
+          ownMemory.get(request),
+        ),
       }),
     );
 
     app.post(
       BASE,
       {
+        onRequest: checks,
         preValidation: ownerInBody,
         schema: {
           ...common,
@@ -157,6 +211,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     app.patch(
       `${BASE}/:id`,
       {
+        onRequest: checks,
         schema: {
           ...common,
           ...writes,
@@ -190,6 +245,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     app.delete(
       `${BASE}/:id`,
       {
+        onRequest: checks,
         schema: {
           ...common,
           ...writes,

@@ -18,7 +18,12 @@ import {
   noUpdateFields,
   searchQueryRequired,
 } from './memory.errors.ts';
-import type { MemoryRepository } from './memory.repository.ts';
+import type {
+  MemoryRepository,
+  ReachableMemory,
+  ScopeState,
+  WithCaller,
+} from './memory.repository.ts';
 import type {
   AddBody,
   ListQuery,
@@ -209,12 +214,23 @@ export function createMemoryService(deps: MemoryServiceDeps) {
 
   return {
     /** The list answer as its JSON body: full lists are kept serialized (see list-cache.ts). */
-    async list(caller: Caller, query: ListQuery): Promise<string> {
+    /**
+     * `ownScope`: the counter of the caller's personal store as `readOwnScopeWithCaller` read
+     * it, when the query names no other store: not read again.
+     */
+    async list(
+      caller: Caller,
+      query: ListQuery,
+      ownScope?: { readonly state: ScopeState | undefined },
+    ): Promise<string> {
       const { scope, target } = await targets.forList(caller, query);
       const since = query.since === undefined ? undefined : cursors.decode(scope, query.since);
       // Read the counter before the rows: every change at or below it has committed, so the
       // rows read next hold all of them (and perhaps later ones, which the next pull repeats).
-      const state = await repo.readScope(reader, scope);
+      const state =
+        ownScope && !target.overridden && scope.kind === 'user'
+          ? ownScope.state
+          : await repo.readScope(reader, scope);
       const version = state?.version ?? 0;
       // Audited once answered: a pull refused with 410 was no read done for the target.
       const answered = async (body: string) => {
@@ -319,10 +335,44 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return memories;
     },
 
-    async get(caller: Caller, id: string, user: string | undefined): Promise<MemoryItem> {
+    /**
+     * The caller's own memory `rawId` (as `get` reaches it) read in the statement of the
+     * caller's context: for `memberReading` (auth/authenticate.ts). Undefined when `rawId` is no
+     * memory id: nothing to read.
+     */
+    readOwnWithCaller(
+      userId: string,
+      orgId: string,
+      rawId: string,
+    ): Promise<WithCaller<ReachableMemory | undefined>> | undefined {
+      const memoryId = parseUuid(rawId);
+      if (!memoryId) return undefined;
+      return repo.findOwnReachableWithCaller(reader, {
+        orgId,
+        memoryId,
+        userId,
+        poolAccess: READ_POOL,
+      });
+    },
+
+    /** The counter of the caller's personal store, read in the statement of their context. */
+    readOwnScopeWithCaller: (userId: string, orgId: string) =>
+      repo.readOwnScopeWithCaller(reader, { orgId, userId }),
+
+    /**
+     * `own`: the memory as `readOwnWithCaller` found it for this caller, when `user` names no
+     * one else: not read again.
+     */
+    async get(
+      caller: Caller,
+      id: string,
+      user: string | undefined,
+      own?: { readonly memory: ReachableMemory | undefined },
+    ): Promise<MemoryItem> {
       const target = await targets.forMember(caller, user);
-      const row = await reachable(caller, target, id, READ_POOL);
-      if (row.deleted_at !== null) throw memoryNotFound();
+      const row =
+        own && !target.overridden ? own.memory : await reachable(caller, target, id, READ_POOL);
+      if (!row || row.deleted_at !== null) throw memoryNotFound();
       await auditAlone(caller, target, 'get', row.id);
       return toMemoryItem(row);
     },

@@ -51,14 +51,21 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
     options.counters ??
     new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: 2 * windowSeconds });
 
-  async function counts(key: string, at: number) {
+  /** Where `at` falls: the keys of its fixed window and the one before, and how far into it. */
+  function windowOf(key: string, at: number) {
     const index = Math.floor(at / windowMs);
-    const previous = await counters.get(`${key}:${index - 1}`);
     return {
       currentKey: `${key}:${index}`,
-      previous: previous?.consumedPoints ?? 0,
+      previousKey: `${key}:${index - 1}`,
       elapsed: at - index * windowMs,
     };
+  }
+
+  /** The previous window's count and, after `current` settled, the current one's. */
+  async function counts(previousKey: string, current: Promise<number>) {
+    // Both at once: with Redis, two commands in one round trip instead of two in turn.
+    const [previous, consumed] = await Promise.all([counters.get(previousKey), current]);
+    return { previous: previous?.consumedPoints ?? 0, current: consumed };
   }
 
   /** The requests of the rolling window, `elapsed` ms into the current fixed window. */
@@ -104,17 +111,18 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
 
   return {
     async hit(key) {
-      const { currentKey, previous, elapsed } = await counts(key, now());
-      const consumed = await consume(counters, currentKey);
-      if (inWindow(previous, consumed, elapsed) <= limit) {
-        return decide(true, previous, consumed, elapsed);
+      const { currentKey, previousKey, elapsed } = windowOf(key, now());
+      const { previous, current } = await counts(previousKey, consume(counters, currentKey));
+      if (inWindow(previous, current, elapsed) <= limit) {
+        return decide(true, previous, current, elapsed);
       }
       await counters.reward(currentKey, 1);
-      return decide(false, previous, consumed - 1, elapsed);
+      return decide(false, previous, current - 1, elapsed);
     },
     async peek(key) {
-      const { currentKey, previous, elapsed } = await counts(key, now());
-      const current = (await counters.get(currentKey))?.consumedPoints ?? 0;
+      const { currentKey, previousKey, elapsed } = windowOf(key, now());
+      const read = counters.get(currentKey).then((result) => result?.consumedPoints ?? 0);
+      const { previous, current } = await counts(previousKey, read);
       return decide(inWindow(previous, current + 1, elapsed) <= limit, previous, current, elapsed);
     },
   };
