@@ -4,12 +4,13 @@
  * turn; incremental pulls never miss a change whichever process wrote it, identical adds racing
  * through both fold to one memory, racing PATCHes leave one of the two contents with strictly
  * increasing `updatedAt`, a search finds at once what either process wrote (and never what it
- * deleted), the scope's change counter loses no update, and the per-subject rate
- * limit is one budget across both.
+ * deleted), the scope's change counter loses no update, a change of account state is refused
+ * by the very next request on both, and the per-subject rate limit is one budget across both.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDatabase, type Database } from '../db/database.ts';
+import { updateOrganization } from '../orgs/orgs.repository.ts';
 import { createFixtures, type Fixtures, testConfig } from '../testing/build-test-app.ts';
 import {
   createWorld,
@@ -218,6 +219,67 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
       .execute();
     expect(versions.map((v) => v.version)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   }, 60_000);
+
+  test('a change of account state, through either process or in the store by the CLI, refuses the very next request on both', async () => {
+    const [a, b] = both();
+    const orgId = await fixtures.org();
+    const owner = await fixtures.user(orgId, 'owner');
+    const alice = await fixtures.user(orgId);
+    const who: Who = { token: alice.token, orgId };
+    const added = await at(a)(who, 'POST', '/api/v1/memory', { content: 'Prefers green tea' });
+    expect(added.status).toBe(201);
+    const { id } = (added.body as { memory: { id: string } }).memory;
+    // GET one and the list read the caller with what they answer, in one statement; an add
+    // reads the caller alone. Each is sent to both processes after every change.
+    let adds = 0;
+    const requests = () =>
+      [
+        ['GET', `/api/v1/memory/${id}`],
+        ['GET', '/api/v1/memory'],
+        ['POST', '/api/v1/memory', { content: `Another fact ${adds++}` }],
+      ] as const;
+    const answers = async () => {
+      const seen: Array<{ status: number; error?: unknown }> = [];
+      for (const server of [a, b]) {
+        for (const [method, path, payload] of requests()) {
+          const { status, body } = await at(server)(who, method, path, payload);
+          seen.push(
+            status < 300 ? { status } : { status, error: (body as { error: unknown }).error },
+          );
+        }
+      }
+      return seen;
+    };
+    const everywhere = (answer: { status: number; error?: string }) =>
+      [200, 200, 201, 200, 200, 201].map((ok) => (answer.status < 300 ? { status: ok } : answer));
+    // Both processes have served the caller (credential, caller, memory all warm).
+    expect(await answers()).toEqual(everywhere({ status: 200 }));
+
+    // Suspended in the store, as `mnemo admin user set --status` does, outside both processes.
+    await fixtures.status(alice.id, 'suspended');
+    expect(await answers()).toEqual(everywhere({ status: 403, error: 'account is suspended' }));
+    await fixtures.status(alice.id, 'active');
+    expect(await answers()).toEqual(everywhere({ status: 200 }));
+
+    // Memory switched off for the organization, as `mnemo admin org set --memory off` does.
+    await updateOrganization(database.db, orgId, { memoryEnabled: false });
+    expect(await answers()).toEqual(
+      everywhere({ status: 404, error: 'memory is not enabled for this organization' }),
+    );
+    await updateOrganization(database.db, orgId, { memoryEnabled: true });
+    expect(await answers()).toEqual(everywhere({ status: 200 }));
+
+    // Removed by an owner through one process: the other refuses the next request too.
+    const removed = await at(b)(
+      { token: owner.token, orgId },
+      'DELETE',
+      `/api/v1/orgs/${orgId}/members/${alice.id}`,
+    );
+    expect(removed).toEqual({ status: 200, body: { ok: true } });
+    expect(await answers()).toEqual(
+      everywhere({ status: 403, error: 'not a member of this organization' }),
+    );
+  });
 
   test('the rate limit is one budget across both processes', async () => {
     const [a, b] = limited as [ServerProcess, ServerProcess];
