@@ -1,10 +1,23 @@
-import autocannon, { type Request } from 'autocannon';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describePlacement, placed } from './cpu-placement.ts';
+import type { Sequence } from './load-sequences.ts';
+
+/** One request of a load, as data: it is sent to the load generator's process. */
+export interface LoadRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** Made anew for every request sent: the sequence sets its body, and its path if it says. */
+  readonly sequence?: Sequence;
+}
 
 /** One load run: what to send, where, and the status every response must have. */
 export interface Load {
   /** `http://127.0.0.1:{port}` */
   readonly origin: string;
-  readonly requests: Request[];
+  readonly requests: readonly LoadRequest[];
   readonly expectStatus: number;
   readonly connections: number;
   readonly seconds: number;
@@ -23,68 +36,134 @@ export interface Measurement {
    * server may still carry them out, so a store can hold more changes than responses counted.
    */
   readonly unanswered: number;
+  /** CPU seconds the load generator's process used for the run, all threads. */
+  readonly loadCpuSeconds: number;
 }
 
 export class LoadFailed extends Error {
   override readonly name = 'LoadFailed';
 }
 
+/** What the load generator's process answers each Load with. */
+export type LoadReply =
+  | { readonly ok: true; readonly measurement: Measurement }
+  /** `loadFailed`: the service answered wrongly (LoadFailed), not the generator. */
+  | { readonly ok: false; readonly loadFailed: boolean; readonly message: string };
+
+/** What the load generator's process says once it listens for loads, before any reply. */
+export const GENERATOR_READY = 'ready';
+
+const LOAD_SCRIPT = fileURLToPath(new URL('./load-process.ts', import.meta.url));
+/** Starting Node and loading autocannon, on a machine busy with other work. */
+const READY_TIMEOUT_MS = 30_000;
+/** Past the run's own seconds: connecting, the last responses, the percentiles and the answer. */
+const REPLY_GRACE_MS = 60_000;
+
+let generator: Promise<ChildProcess> | undefined;
+/** The runs asked for, one after the other: one load at a time. */
+let queue: Promise<unknown> = Promise.resolve();
+
 /**
- * Sends `load` with autocannon (pipelining 1) and measures it. Fails when any response had
- * another status than `expectStatus`, or on any socket error or timeout: numbers from a run that
- * answered errors are not numbers of the service.
- *
- * Latency percentiles are computed here from every response time, not taken from autocannon's
- * histogram, which records whole milliseconds only (a 1.9 ms p50 would read 1 ms).
+ * Settles with what `child` says next: `onMessage`'s value, or a rejection when it ends, cannot
+ * be reached, or says nothing within `timeoutMs` (then it is killed). The timer is also what
+ * keeps this process alive while it waits: the child's channel holds no reference.
  */
-export async function measure(load: Load): Promise<Measurement> {
-  let latencies = new Float64Array(1 << 16);
-  let count = 0;
-  const instance = autocannon({
-    url: load.origin,
-    connections: load.connections,
-    pipelining: 1,
-    duration: load.seconds,
-    requests: load.requests,
+function nextMessage<T>(
+  child: ChildProcess,
+  timeoutMs: number,
+  onMessage: (message: unknown) => T,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const settle = () => {
+      clearTimeout(timer);
+      child.off('message', onReply);
+      child.off('exit', onExit);
+      child.off('error', onError);
+    };
+    const onReply = (message: unknown) => {
+      settle();
+      try {
+        resolve(onMessage(message));
+      } catch (error) {
+        reject(error);
+      }
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      settle();
+      const limit = signal === 'SIGKILL' ? `, limit ${timeoutMs / 1000} s` : '';
+      reject(new Error(`load generator: its process ended (${signal ?? `code ${code}`}${limit})`));
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(new Error(`load generator: ${error.message}`, { cause: error }));
+    };
+    child.on('message', onReply);
+    child.on('exit', onExit);
+    child.on('error', onError);
   });
-  instance.on('response', (_client, _status, _bytes, ms) => {
-    if (count === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
+}
+
+/**
+ * The load generator's process, started at the first run and kept for the next ones: its code
+ * stays compiled, so a warm-up warms the generator as well as the server, and a sequence counts
+ * on from one run to the next (a warm-up's adds and the measured run's are distinct). It holds
+ * no reference on the event loop between runs, and ends when this process does (its IPC channel
+ * closes).
+ */
+async function loadGenerator(): Promise<ChildProcess> {
+  const running = await generator?.catch(() => undefined);
+  if (running?.connected) return running;
+  const [command, ...args] = placed('load', [process.execPath, LOAD_SCRIPT]);
+  if (command === undefined) throw new Error('empty command');
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // Structured clone, not JSON: a percentile of no response is NaN, not null.
+    serialization: 'advanced',
+  });
+  child.unref();
+  child.channel?.unref();
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.removeListener('exit', kill));
+  // A message sent before the child listens would be lost: it says when it does.
+  generator = nextMessage(child, READY_TIMEOUT_MS, (message) => {
+    if (message !== GENERATOR_READY) {
+      throw new Error(`load generator: said ${JSON.stringify(message)} on starting`);
     }
-    latencies[count++] = ms;
+    return child;
   });
-  const result = await instance;
+  return generator;
+}
 
-  const statusCounts = Object.fromEntries(
-    Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]),
-  );
-  const problems: string[] = [];
-  const wrong = Object.entries(statusCounts).filter(([s]) => Number(s) !== load.expectStatus);
-  if (wrong.length > 0) {
-    problems.push(
-      `responses other than ${load.expectStatus}: ${wrong.map(([s, n]) => `${n}×${s}`).join(', ')}`,
-    );
-  }
-  if (result.non2xx > 0) problems.push(`${result.non2xx} non-2xx responses`);
-  if (result.errors > 0) problems.push(`${result.errors} errors (${result.timeouts} timeouts)`);
-  if (result.resets > 0) problems.push(`${result.resets} request pipeline resets`);
-  if (result.requests.total === 0) problems.push('no response at all');
-  if (problems.length > 0) {
-    throw new LoadFailed(problems.join('; '));
-  }
+async function runIn(child: ChildProcess, load: Load): Promise<Measurement> {
+  const reply = nextMessage(child, load.seconds * 1000 + REPLY_GRACE_MS, (message) => {
+    const answer = message as LoadReply;
+    if (answer.ok) return answer.measurement;
+    throw answer.loadFailed
+      ? new LoadFailed(answer.message)
+      : new Error(`load generator: ${answer.message}`);
+  });
+  child.send(load);
+  return reply;
+}
 
-  const sorted = latencies.subarray(0, count).sort();
-  return {
-    responses: result.requests.total,
-    seconds: result.duration,
-    requestsPerSecond: result.requests.total / result.duration,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    statusCounts,
-    unanswered: Math.max(0, result.requests.sent - result.requests.total),
-  };
+/**
+ * Sends `load` with autocannon (pipelining 1), from a process of its own (load-process.ts), on
+ * its own CPU where the machine has one to spare (cpu-placement.ts), and measures it. Fails
+ * with LoadFailed when any response had another status than `expectStatus`, or on any socket
+ * error or timeout: numbers from a run that answered errors are not numbers of the service;
+ * with another error, starting `load generator:`, when the generator itself failed.
+ */
+export function measure(load: Load): Promise<Measurement> {
+  const run = queue.then(async () => runIn(await loadGenerator(), load));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/** Where the load comes from, for a report's header. */
+export function describeLoadGenerator(): string {
+  return `autocannon in a process of its own, ${describePlacement('load')}`;
 }
 
 /** Nearest-rank percentile of ascending `sorted`. */

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { freePort, type ServerProcess, startServerProcess } from '../src/testing/server-process.ts';
 import type { MnemoServer } from './api-client.ts';
 import { processCpuSeconds } from './cpu.ts';
+import { placed } from './cpu-placement.ts';
+import { FLOOR_PREFIX, type FloorKind } from './floor.ts';
 import { type BenchSeed, SEEDED_PREFIX, SERVING_PREFIX, type SeedOptions } from './server.ts';
 import { SERVED_PREFIX } from './serving.ts';
 
@@ -53,6 +55,7 @@ export interface ProcessOptions {
   readonly processes: number;
 }
 
+/** A server's or floor's command, on the CPUs the servers run on (cpu-placement.ts). */
 function nodeCommand(
   script: string,
   args: readonly string[],
@@ -62,7 +65,7 @@ function nodeCommand(
   const profile = profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${label}.cpuprofile`]
     : [];
-  return [process.execPath, ...profile, script, ...args];
+  return placed('server', [process.execPath, ...profile, script, ...args]);
 }
 
 /** The environment of every bench process: quiet logs and no rate limit. */
@@ -240,10 +243,11 @@ export async function startMnemoServer(
 }
 
 /**
- * Starts `options.processes` bench/floor.ts processes answering `body` as `contentType`, on one
- * port; the body is written under `dir`.
+ * Starts `options.processes` bench/floor.ts processes of `kind` answering `body` as
+ * `contentType`, on one port; the body is written under `dir`.
  */
 export async function startFloor(
+  kind: FloorKind,
   body: Buffer,
   contentType: string,
   dir: string,
@@ -251,12 +255,12 @@ export async function startFloor(
 ): Promise<BenchGroup> {
   const bodyFile = join(dir, `${options.label}.body`);
   writeFileSync(bodyFile, body);
-  const args = [bodyFile, contentType, ...(options.processes > 1 ? ['--reuse-port'] : [])];
+  const args = [kind, bodyFile, contentType, ...(options.processes > 1 ? ['--reuse-port'] : [])];
   return startGroup(
     await freePort(HOST),
     (label) => nodeCommand(FLOOR_SCRIPT, args, label, options.profileDir),
     benchEnv({}),
-    /^bench-floor /m,
+    new RegExp(`^${FLOOR_PREFIX}`, 'm'),
     options,
   );
 }

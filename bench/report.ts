@@ -1,13 +1,20 @@
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
+import { cpuPlacement, describePlacement } from './cpu-placement.ts';
+import { FLOOR_KINDS } from './floor.ts';
+import { describeLoadGenerator } from './load.ts';
+import { FLOOR_SCENARIOS } from './scenarios.ts';
 import type { CpuShare, LoadOptions, ScenarioResult } from './session.ts';
 import type { Setup } from './setups.ts';
 import {
-  FLOOR,
+  boundText,
+  FLOOR_LABELS,
   type JudgedScenario,
   type Judgement,
   SETUP_PAIRS,
   SETUP_TARGETS,
   type SetupComparison,
+  type SetupPair,
+  type SetupTarget,
   setupRatio,
   type Verdict,
 } from './targets.ts';
@@ -57,20 +64,21 @@ export function formatHeader(
   setups: readonly Setup[],
   engines: readonly string[],
 ): string {
-  const sharing =
-    machine.cores <= 2
+  const sharing = cpuPlacement().pinned
+    ? 'PostgreSQL not pinned, where the kernel puts it'
+    : machine.cores <= 2
       ? `the load generator, the server processes and the database share ${machine.cores} cores`
       : `the load generator and the servers under test share ${machine.cores} cores`;
   const warmup = load.warmup > 0 ? `warm-up ${load.warmup} s, ` : 'no warm-up, ';
   return [
     ...machineLines(machine),
     ...engines.map((line) => `engine:    ${line}`),
-    `load:      autocannon in this process, loopback, ${load.connections} connections, pipelining 1, ${warmup}measured ${load.seconds} s per scenario`,
-    `processes: every server is a process of its own; ${sharing}`,
+    `load:      ${describeLoadGenerator()}, loopback, ${load.connections} connections, pipelining 1, ${warmup}measured ${load.seconds} s per scenario`,
+    `processes: every server and floor is a process of its own, ${describePlacement('server')}; ${sharing}`,
     ...setups.map((s) => `setup:     ${s.name}: ${s.notes}`),
     ...(setups.length > 1
       ? [
-          'order:     each scenario runs on every setup back to back, the order turning around at each scenario, so a ratio between setups divides runs seconds apart; each setup has its own floor, with as many processes',
+          'order:     each scenario runs on every setup back to back, the order turning around at each scenario, so a ratio between setups divides runs seconds apart; each setup has its own floors, with as many processes',
         ]
       : []),
     'server:    log level warn, rate limit off',
@@ -111,7 +119,12 @@ export const VERDICT_TEXT: Record<Verdict, string> = {
 export const cores = (value: number | undefined) =>
   value === undefined ? '–' : `${Math.round(value * 100)}%`;
 
-const FIGURES = ['req/s', 'p50 ms', 'p99 ms', '× floor'];
+const FIGURES = [
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  ...FLOOR_KINDS.map((kind) => `× ${FLOOR_LABELS[kind]}`),
+];
 
 function figures(judged: JudgedScenario | undefined): string[] {
   const none = FIGURES.map(() => '–');
@@ -123,7 +136,7 @@ function figures(judged: JudgedScenario | undefined): string[] {
     integer.format(measured.requestsPerSecond),
     ms(measured.p50),
     ms(measured.p99),
-    times(judged.ratioToFloor),
+    ...FLOOR_KINDS.map((kind) => times(judged.toFloor[kind])),
   ];
 }
 
@@ -163,13 +176,26 @@ function pairsOf(reports: readonly SetupReport[]) {
   return SETUP_PAIRS.filter((p) => ran.has(p.subject) && ran.has(p.base));
 }
 
-const pairName = (reports: readonly SetupReport[], pair: { subject: string; base: string }) =>
-  `${shortOf(reports, pair.subject)} ÷ ${shortOf(reports, pair.base)}`;
+const MEASURE_TEXT: Record<SetupPair['measure'], string> = {
+  'req/s': 'req/s',
+  'cpu/req': 'CPU/req',
+};
+
+const pairName = (reports: readonly SetupReport[], pair: SetupPair) =>
+  `${shortOf(reports, pair.subject)} ÷ ${shortOf(reports, pair.base)} ${MEASURE_TEXT[pair.measure]}`;
+
+/** A target between setups, as text: `pg×2 CPU/req ≤ 1.15× pg×1`. */
+const setupTargetText = (reports: readonly SetupReport[], target: SetupTarget) =>
+  `${shortOf(reports, target.subject)} ${MEASURE_TEXT[target.measure]} ${boundText(target)} ${shortOf(reports, target.base)}`;
+
+const isPair = (target: SetupPair, pair: SetupPair) =>
+  target.subject === pair.subject && target.base === pair.base && target.measure === pair.measure;
 
 /**
- * One row per scenario: per setup its req/s, p50, p99 and ratio to that setup's floor; then
- * the req/s ratio of each pair of setups a target compares (with the verdict where a target
- * holds it on that scenario); the targets; each setup's verdict on its own targets.
+ * One row per scenario: per setup its req/s, p50, p99 and ratio to each of that setup's floors;
+ * then the ratio of each pair of setups a target compares, by req/s or by CPU per request (with
+ * the verdict where a target holds it on that scenario); the targets; each setup's verdict on
+ * its own targets.
  */
 export function formatTable(
   reports: readonly SetupReport[],
@@ -191,21 +217,14 @@ export function formatTable(
     );
     const any = judged.find((j) => j !== undefined);
     const ratios = pairs.map((pair) => {
-      const ratio = setupRatio(reports, name, pair.subject, pair.base);
-      const held = across.find(
-        (c) =>
-          c.target.scenario === name &&
-          c.target.subject === pair.subject &&
-          c.target.base === pair.base,
-      );
+      const ratio = setupRatio(reports, name, pair);
+      const held = across.find((c) => c.target.scenario === name && isPair(c.target, pair));
       const value = times(ratio?.ratio);
       return held ? `${value} ${VERDICT_TEXT[held.verdict]}` : value;
     });
     const setupTargets = SETUP_TARGETS.filter(
-      (t) => t.scenario === name && pairs.some((p) => p.subject === t.subject && p.base === t.base),
-    ).map(
-      (t) => `${shortOf(reports, t.subject)} ≥ ${t.min.toFixed(2)}× ${shortOf(reports, t.base)}`,
-    );
+      (t) => t.scenario === name && pairs.some((p) => isPair(t, p)),
+    ).map((t) => setupTargetText(reports, t));
     const targets = [...(any?.targets ?? []), ...setupTargets];
     return [
       any?.result.scenario.title ?? name,
@@ -223,9 +242,12 @@ const sum = (values: readonly (number | undefined)[]) =>
     ? undefined
     : values.reduce<number>((a, b) => a + (b ?? 0), 0);
 
+/** Seconds as whole microseconds: `105`. */
+const micros = (seconds: number) => integer.format(seconds * 1e6);
+
 /** CPU time per response, µs: what a request costs that side, whichever side limited the rate. */
 const perRequest = (used: number | undefined, requestsPerSecond: number) =>
-  used === undefined ? '–' : integer.format((used / requestsPerSecond) * 1e6);
+  used === undefined ? '–' : micros(used / requestsPerSecond);
 
 /** How the requests were spread over the processes: `52% / 48%`; `–` for one process. */
 function spread(served: readonly (number | undefined)[]): string {
@@ -254,6 +276,7 @@ const CPU_COLUMNS = [
   'server µs/req',
   'postgres CPU',
   'postgres µs/req',
+  'total µs/req',
   'load CPU',
   'machine busy',
   'other',
@@ -263,8 +286,9 @@ const CPU_COLUMNS = [
 /**
  * Where the CPU went during each measured run, one row per scenario and setup, in cores as
  * percentages (100% = one core busy throughout): each server process (and how the requests
- * were spread over them), PostgreSQL's processes, the load generator, the whole machine, what
- * else ran on it, and what the hypervisor took.
+ * were spread over them), PostgreSQL's processes, what both cost per response together (what
+ * the `cpu/req` targets compare), the load generator's process, the whole machine, what else
+ * ran on it, and what the hypervisor took.
  */
 export function formatCpuTable(reports: readonly SetupReport[]): string {
   const rows: string[][] = [];
@@ -293,6 +317,7 @@ export function formatCpuTable(reports: readonly SetupReport[]): string {
         perRequest(sum(cpu.servers), rate),
         cores(cpu.engine),
         perRequest(cpu.engine, rate),
+        perRequest(cpu.total, rate),
         cores(cpu.loadGenerator),
         cores(cpu.machine),
         cores(other(cpu)),
@@ -326,28 +351,37 @@ export function formatFindings(
     }
   }
   for (const c of across) {
-    const { scenario, subject, base, min } = c.target;
+    const { scenario, subject, base, measure } = c.target;
     const name = `${scenario} ${shortOf(reports, subject)} ÷ ${shortOf(reports, base)}`;
+    const target = `target ${boundText(c.target)}: ${VERDICT_TEXT[c.verdict]}`;
     const r = c.ratio;
-    lines.push(
-      r
-        ? `${name}: req/s ${times(r.ratio)} (each over its own floor: ${times(r.floorNormalised)}); target ≥ ${min.toFixed(2)}×: ${VERDICT_TEXT[c.verdict]}`
-        : `${name}: not judged, a run failed`,
-    );
-  }
-  const floors = new Map<number, string[]>();
-  for (const { setup, results } of reports) {
-    const floor = results.find((r) => r.scenario.name === FLOOR)?.outcome;
-    if (!floor?.ok) continue;
-    const seen = floors.get(setup.processes) ?? [];
-    seen.push(`${integer.format(floor.measured.requestsPerSecond)} (${setup.short})`);
-    floors.set(setup.processes, seen);
-  }
-  for (const [processes, seen] of floors) {
-    if (seen.length > 1)
+    if (!r) {
+      lines.push(`${name}: not judged, a run failed or its CPU could not be read`);
+    } else if (measure === 'req/s') {
       lines.push(
-        `floor with ${processes} process${processes === 1 ? '' : 'es'}, measured ${seen.length} times: ${seen.join(', ')} req/s`,
+        `${name}: req/s ${times(r.ratio)} (each over its own floor: ${times(r.floorNormalised)}); ${target}`,
       );
+    } else {
+      lines.push(
+        `${name}: CPU per request, servers and database, ${micros(r.subject)} / ${micros(r.base)} µs = ${times(r.ratio)}; ${target}`,
+      );
+    }
+  }
+  for (const kind of FLOOR_KINDS) {
+    const floors = new Map<number, string[]>();
+    for (const { setup, results } of reports) {
+      const floor = results.find((r) => r.scenario.name === FLOOR_SCENARIOS[kind])?.outcome;
+      if (!floor?.ok) continue;
+      const seen = floors.get(setup.processes) ?? [];
+      seen.push(`${integer.format(floor.measured.requestsPerSecond)} (${setup.short})`);
+      floors.set(setup.processes, seen);
+    }
+    for (const [processes, seen] of floors) {
+      if (seen.length > 1)
+        lines.push(
+          `${FLOOR_LABELS[kind]} with ${processes} process${processes === 1 ? '' : 'es'}, measured ${seen.length} times: ${seen.join(', ')} req/s`,
+        );
+    }
   }
   const disturbed = reports.flatMap(({ setup, results }) =>
     results.flatMap(({ scenario, outcome }) => {
@@ -378,7 +412,11 @@ export function formatFindings(
         lines.push(`FAILED ${where}${scenario.name} (${outcome.stage}): ${outcome.message}`);
       } else if (judged.verdict === 'miss') {
         const figures = [
-          ...(scenario.floorTarget === undefined ? [] : [`${times(judged.ratioToFloor)} floor`]),
+          ...(scenario.floorTarget === undefined
+            ? []
+            : [
+                `${times(judged.toFloor[scenario.floorTarget.floor])} ${FLOOR_LABELS[scenario.floorTarget.floor]}`,
+              ]),
           ...judgement.comparisons
             .filter((c) => c.target.subject === scenario.name)
             .map(
@@ -397,9 +435,9 @@ export function formatFindings(
     for (const problem of problems) lines.push(`unclean stop ${where}${problem}`);
   }
   for (const c of across.filter((c) => c.verdict === 'miss')) {
-    const { scenario, subject, base, min } = c.target;
+    const { scenario, subject, base, measure } = c.target;
     lines.push(
-      `missed ${scenario}: ${shortOf(reports, subject)} at ${times(c.ratio?.ratio)} ${shortOf(reports, base)}, target ≥ ${min.toFixed(2)}×`,
+      `missed ${scenario}: ${shortOf(reports, subject)} ${MEASURE_TEXT[measure]} at ${times(c.ratio?.ratio)} ${shortOf(reports, base)}'s, target ${boundText(c.target)}`,
     );
   }
   return lines.join('\n');
@@ -416,10 +454,11 @@ export function toJson(
   return {
     machine,
     load,
+    placement: cpuPlacement(),
     loadAverageAfter,
     setups: reports.map(({ setup, judgement, problems }) => ({
       setup: { id: setup.id, name: setup.name, engine: setup.engine, processes: setup.processes },
-      scenarios: judgement.scenarios.map(({ result, ratioToFloor, targets, verdict }) => ({
+      scenarios: judgement.scenarios.map(({ result, toFloor, targets, verdict }) => ({
         name: result.scenario.name,
         title: result.scenario.title,
         ...(result.outcome.ok
@@ -432,7 +471,8 @@ export function toJson(
               cpuCores: result.outcome.cpu,
             }
           : { failed: { stage: result.outcome.stage, message: result.outcome.message } }),
-        ratioToFloor: ratioToFloor ?? null,
+        ratioToFloor: toFloor.fastify ?? null,
+        ratioToHttpFloor: toFloor.http ?? null,
         targets,
         verdict,
       })),
@@ -449,6 +489,9 @@ export function toJson(
     across: across.map((c) => ({
       ...c.target,
       ratio: c.ratio?.ratio ?? null,
+      // req/s, or CPU seconds per response (servers and database).
+      subjectFigure: c.ratio?.subject ?? null,
+      baseFigure: c.ratio?.base ?? null,
       floorNormalised: c.ratio?.floorNormalised ?? null,
       verdict: c.verdict,
     })),

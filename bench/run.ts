@@ -1,9 +1,13 @@
 /**
  * `npm run bench`: runs every scenario of bench/scenarios.ts on every setup of bench/setups.ts
- * (each scenario on all setups back to back) and prints a table of req/s, p50, p99, the ratio to
- * the setup's floor and the ratios between setups, all measured in the same run, then where the
- * CPU went. Then the chat gateway (bench/gateway/): mnemo's /v1/chat/completions against the
- * upstream simulator it fronts and against Portkey's gateway, in the same run. Search
+ * (each scenario on all setups back to back) and prints a table of req/s, p50, p99, the ratios
+ * to the setup's two floors (bare Fastify, bare node:http) and the ratios between setups (req/s,
+ * and CPU per request), all measured in the same run, then where the CPU went, per process and
+ * per request. The load generator (autocannon) is a process of its own; on a machine of N ≥ 2
+ * CPUs it runs alone on the last one and every server and floor process on the others
+ * (taskset; unpinned without it, as the header then says). Then the chat gateway
+ * (bench/gateway/): mnemo's /v1/chat/completions against the upstream simulator it fronts and
+ * against Portkey's gateway, in the same run. Search
  * (bench/search/) only when asked for: its quality on a labelled set, its latency at 100,000
  * memories and what its index costs an add, on SQLite and PostgreSQL.
  *
@@ -44,12 +48,12 @@ import {
   type SetupReport,
   toJson,
 } from './report.ts';
-import { SCENARIOS, type Scenario } from './scenarios.ts';
+import { FLOOR_SCENARIOS, SCENARIOS, type Scenario } from './scenarios.ts';
 import { benchSearch, type SearchOutcome } from './search/run-search.ts';
 import { type LoadOptions, runSetups } from './session.ts';
 import { dropLeftoverStores, SETUPS, type Setup } from './setups.ts';
 import { benchStudio, type StudioOutcome } from './studio/run-studio.ts';
-import { COST_TARGETS, FLOOR, judge, judgeAcross, SETUP_TARGETS } from './targets.ts';
+import { COST_TARGETS, judge, judgeAcross, SETUP_TARGETS } from './targets.ts';
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -90,7 +94,7 @@ function count(name: string, text: string, least: number): number {
 /** What a scenario's targets are measured against: run along, or its verdict could not be given. */
 function baselinesOf(scenario: Scenario): string[] {
   return [
-    ...(scenario.floorTarget === undefined ? [] : [FLOOR]),
+    ...(scenario.floorTarget === undefined ? [] : [FLOOR_SCENARIOS[scenario.floorTarget.floor]]),
     ...COST_TARGETS.filter((t) => t.subject === scenario.name).map((t) => t.base),
   ];
 }

@@ -1,6 +1,6 @@
-import type { Request } from 'autocannon';
 import { expectCall, listMemories, type MnemoServer, storeHeaders, storeOf } from './api-client.ts';
-import type { Measurement } from './load.ts';
+import type { FloorKind } from './floor.ts';
+import type { LoadRequest, Measurement } from './load.ts';
 import { memoryText } from './memory-text.ts';
 import type { SeedOptions } from './server.ts';
 
@@ -30,14 +30,14 @@ export const SERVER_SEEDS: Partial<Record<ServerKind, SeedOptions>> = {
 /** What a scenario may start. */
 export interface Servers {
   mnemo(kind: ServerKind): Promise<MnemoServer>;
-  /** Starts the floor process answering `body`; it is stopped after the scenario. */
-  floor(body: Buffer, contentType: string): Promise<{ readonly origin: string }>;
+  /** Starts the floor processes of `kind` answering `body`; they are stopped after the scenario. */
+  floor(kind: FloorKind, body: Buffer, contentType: string): Promise<{ readonly origin: string }>;
 }
 
 /** A prepared scenario: the load to send, and how to check the store after it. */
 export interface Plan {
   readonly origin: string;
-  readonly requests: Request[];
+  readonly requests: readonly LoadRequest[];
   readonly expectStatus: number;
   /** Runs after the measured run; throws when the store is not as the load should leave it. */
   readonly check?: (runs: { warmup: Measurement; measured: Measurement }) => Promise<void>;
@@ -48,10 +48,21 @@ export interface Scenario {
   readonly title: string;
   /** The mnemo servers it uses (the floor also reads `app`, for the bytes to answer). */
   readonly servers: readonly ServerKind[];
-  /** Least req/s as a fraction of the floor's. */
-  readonly floorTarget?: number;
+  /** Least req/s as a fraction of a floor's, same setup, same run. */
+  readonly floorTarget?: FloorTarget;
   /** Verifies the server answers as the load expects, and returns the load. */
   prepare(servers: Servers): Promise<Plan>;
+}
+
+/** The scenario that measures each floor. */
+export const FLOOR_SCENARIOS: Readonly<Record<FloorKind, string>> = {
+  fastify: 'floor',
+  http: 'floor-http',
+};
+
+export interface FloorTarget {
+  readonly floor: FloorKind;
+  readonly min: number;
 }
 
 const BASE = '/api/v1/memory';
@@ -69,28 +80,38 @@ function fail(scenario: string, message: string): never {
   throw new Error(`${scenario}: ${message}`);
 }
 
-const floor: Scenario = {
-  name: 'floor',
-  title: 'floor (bare Fastify)',
-  servers: ['app'],
-  async prepare(servers) {
-    const app = await servers.mnemo('app');
-    const { store, path } = getOneTarget(app);
-    const real = await expectCall(200, app, store, 'GET', path);
-    const bare = await servers.floor(real.bytes, real.contentType);
-    const response = await fetch(`${bare.origin}${path}`);
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (response.status !== 200 || !bytes.equals(real.bytes)) {
-      fail('floor', 'the floor does not answer the bytes of the real GET-one');
-    }
-    // The same request bytes as GET one, credential included; the floor ignores them.
-    return {
-      origin: bare.origin,
-      requests: [{ method: 'GET', path, headers: storeHeaders(app, store) }],
-      expectStatus: 200,
-    };
-  },
-};
+/**
+ * A floor: the bytes and content-type of the real GET one, answered by a floor process of
+ * `kind` (floor.ts) to the same request bytes, credential included; the floor ignores them.
+ */
+function floorOf(kind: FloorKind, title: string): Scenario {
+  const name = FLOOR_SCENARIOS[kind];
+  return {
+    name,
+    title,
+    servers: ['app'],
+    async prepare(servers) {
+      const app = await servers.mnemo('app');
+      const { store, path } = getOneTarget(app);
+      const real = await expectCall(200, app, store, 'GET', path);
+      const bare = await servers.floor(kind, real.bytes, real.contentType);
+      const response = await fetch(`${bare.origin}${path}`);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      if (
+        response.status !== 200 ||
+        !bytes.equals(real.bytes) ||
+        response.headers.get('content-type') !== real.contentType
+      ) {
+        fail(name, 'the floor does not answer the bytes and content-type of the real GET one');
+      }
+      return {
+        origin: bare.origin,
+        requests: [{ method: 'GET', path, headers: storeHeaders(app, store) }],
+        expectStatus: 200,
+      };
+    },
+  };
+}
 
 /** GET one memory of the store `store` of the `kind` server. */
 export function getOneOf(
@@ -118,7 +139,7 @@ export function getOneOf(
 }
 
 const getOne = getOneOf(
-  { name: 'get-one', title: 'GET one memory', floorTarget: 0.5 },
+  { name: 'get-one', title: 'GET one memory', floorTarget: { floor: 'http', min: 0.3 } },
   'app',
   'list',
 );
@@ -127,7 +148,7 @@ const list100: Scenario = {
   name: 'list-100',
   title: 'GET full list (100)',
   servers: ['app'],
-  floorTarget: 0.3,
+  floorTarget: { floor: 'fastify', min: 0.3 },
   async prepare(servers) {
     const app = await servers.mnemo('app');
     const store = storeOf(app, 'list');
@@ -159,7 +180,6 @@ async function preparePost(name: string, servers: Servers, kind: ServerKind): Pr
   const app = await servers.mnemo(kind);
   const store = storeOf(app, 'post');
   const before = (await listMemories(app, store)).memories.length;
-  let sent = 0;
   return {
     origin: app.origin,
     requests: [
@@ -167,15 +187,7 @@ async function preparePost(name: string, servers: Servers, kind: ServerKind): Pr
         method: 'POST',
         path: BASE,
         headers: { ...storeHeaders(app, store), 'content-type': 'application/json' },
-        // Distinct content per request, named after the scenario (several may add to one store):
-        // every add is an insert (201), never a fold (200).
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({
-            content: memoryText(name, sent++),
-            category: 'preference',
-          }),
-        }),
+        sequence: { generator: 'new-memory', name },
       },
     ],
     expectStatus: 201,
@@ -193,7 +205,10 @@ async function preparePost(name: string, servers: Servers, kind: ServerKind): Pr
   };
 }
 
-const post = postTo({ name: 'post', title: 'POST add (new memory)', floorTarget: 0.25 }, 'app');
+const post = postTo(
+  { name: 'post', title: 'POST add (new memory)', floorTarget: { floor: 'fastify', min: 0.25 } },
+  'app',
+);
 
 const patch: Scenario = {
   name: 'patch',
@@ -204,7 +219,6 @@ const patch: Scenario = {
     const store = storeOf(app, 'edit');
     const ids = store.ids;
     if (ids.length !== store.size) fail('patch', 'the edit store needs every id');
-    let sent = 0;
     return {
       origin: app.origin,
       requests: [
@@ -212,15 +226,7 @@ const patch: Scenario = {
           method: 'PATCH',
           path: BASE,
           headers: { ...storeHeaders(app, store), 'content-type': 'application/json' },
-          setupRequest: (request) => {
-            const n = sent++;
-            const index = n % ids.length;
-            return {
-              ...request,
-              path: `${BASE}/${ids[index]}`,
-              body: JSON.stringify({ content: `${memoryText('edit', index)} Revision ${n}.` }),
-            };
-          },
+          sequence: { generator: 'revise-round-robin', store: 'edit', ids },
         },
       ],
       expectStatus: 200,
@@ -290,7 +296,8 @@ function pull(kind: 'pull-1k' | 'pull-100k', title: string): Scenario {
 
 /** Every scenario, in the order they run. */
 export const SCENARIOS: readonly Scenario[] = [
-  floor,
+  floorOf('fastify', 'floor (bare Fastify)'),
+  floorOf('http', 'floor (bare node:http)'),
   getOne,
   list100,
   post,

@@ -31,7 +31,7 @@ import { createFixtures } from '../src/testing/build-test-app.ts';
 import { memoryText } from './memory-text.ts';
 import { corpusTexts } from './search/corpus.ts';
 import { dropSearchIndex } from './search/unindexed.ts';
-import { countRequests, listenForBench } from './serving.ts';
+import { countRequests, listenOptions } from './serving.ts';
 
 /** A member's personal store, as provisioned. */
 export interface BenchStore {
@@ -204,7 +204,7 @@ async function serve(flags: readonly string[]): Promise<void> {
   const app = await buildApp({ config, database });
   // The store's secrets may have been written outside `write`: on disk before use, as main.ts.
   await database.sync();
-  countRequests(app);
+  countRequests(app.server);
 
   // A clean exit on SIGTERM, so that `--cpu-prof` (BENCH_CPU_PROF) gets written.
   process.once('SIGTERM', () => {
@@ -213,7 +213,7 @@ async function serve(flags: readonly string[]): Promise<void> {
       .then(() => database.close())
       .finally(() => process.exit(0));
   });
-  await listenForBench(app, config, flags.includes('--reuse-port'));
+  await app.listen(listenOptions(config, flags.includes('--reuse-port')));
   const serving: BenchServing = { port: config.port, pid: process.pid };
   process.stdout.write(`${SERVING_PREFIX}${JSON.stringify(serving)}\n`);
 }

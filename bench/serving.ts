@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyListenOptions } from 'fastify';
+import type { Server } from 'node:http';
 import type { Config } from '../src/config.ts';
 
 /**
@@ -11,12 +11,12 @@ import type { Config } from '../src/config.ts';
 export const SERVED_PREFIX = 'bench-served ';
 
 /**
- * Counts every request the raw HTTP server receives: one more `request` listener beside
- * Fastify's, a few tens of nanoseconds a request.
+ * Counts every request the HTTP server receives: one more `request` listener beside the
+ * framework's (Fastify's `app.server`), a few tens of nanoseconds a request.
  */
-export function countRequests(app: FastifyInstance): void {
+export function countRequests(server: Server): void {
   let served = 0;
-  app.server.on('request', () => {
+  server.on('request', () => {
     served++;
   });
   process.on('SIGUSR2', () => {
@@ -25,20 +25,21 @@ export function countRequests(app: FastifyInstance): void {
 }
 
 /**
- * Listens on HOST:PORT. With `reusePort`, the socket has SO_REUSEPORT, so several processes can
- * listen on the same port and Linux spreads incoming connections over them (by a hash of each
- * connection's addresses and ports). Fastify passes the options object to Node's
- * `server.listen` as it is; its type only lacks `reusePort` (Node ≥ 23.1).
+ * Where to listen: HOST:PORT. With `reusePort`, the socket has SO_REUSEPORT, so several
+ * processes can listen on the same port and Linux spreads incoming connections over them (by a
+ * hash of each connection's addresses and ports). Node's `server.listen` takes it (Node ≥ 23.1);
+ * so does Fastify's `listen`, which hands its options to it as they are, though its type lacks
+ * the field.
  */
-export async function listenForBench(
-  app: FastifyInstance,
-  config: Config,
-  reusePort: boolean,
-): Promise<void> {
-  const options: FastifyListenOptions & { reusePort?: boolean } = {
-    port: config.port,
-    host: config.host,
-  };
-  if (reusePort) options.reusePort = true;
-  await app.listen(options);
+export function listenOptions(config: Config, reusePort: boolean): BenchListen {
+  return reusePort
+    ? { port: config.port, host: config.host, reusePort }
+    : { port: config.port, host: config.host };
+}
+
+/** The options of `listen` a bench server passes: both Node's and Fastify's take them. */
+export interface BenchListen {
+  readonly port: number;
+  readonly host: string;
+  readonly reusePort?: boolean;
 }

@@ -1,6 +1,6 @@
 import type { MnemoServer } from './api-client.ts';
 import { cpuSecondsBetween, machineCpuSeconds } from './cpu.ts';
-import { LoadFailed, type Measurement, measure } from './load.ts';
+import { type Measurement, measure } from './load.ts';
 import { type BenchGroup, startFloor, startMnemoServer } from './processes.ts';
 import {
   type Plan,
@@ -30,7 +30,12 @@ export interface CpuShare {
   readonly served: readonly (number | undefined)[];
   /** The engine's processes that work for the bench (Setup.engineCpu); undefined for SQLite. */
   readonly engine: number | undefined;
-  /** This process: the load generator. */
+  /**
+   * What the setup used to answer: its server processes and the engine's (SQLite's work is in
+   * the servers); undefined where any of them could not be read.
+   */
+  readonly total: number | undefined;
+  /** The load generator's process (load-process.ts), as it measured itself. */
   readonly loadGenerator: number;
   /** Every process of the machine, this one included; undefined without /proc/stat. */
   readonly machine: number | undefined;
@@ -70,6 +75,7 @@ const NO_RUN: Measurement = {
   p99: Number.NaN,
   statusCounts: {},
   unanswered: 0,
+  loadCpuSeconds: 0,
 };
 
 interface RunningServer {
@@ -153,12 +159,13 @@ function openSession(setup: Setup, options: SessionOptions): Session {
         }
         return running.then((r) => r.server);
       },
-      async floor(body, contentType) {
+      async floor(kind, body, contentType) {
         const group = await startFloor(
+          kind,
           body,
           contentType,
           options.dir,
-          processOptions(`${slug}-floor`),
+          processOptions(`${slug}-floor-${kind}`),
         );
         scoped.push(group);
         listening.set(group.origin, group);
@@ -235,41 +242,57 @@ export async function runSetups(
   }));
 }
 
-/** Runs `work` and returns what it resolved to with the CPU used meanwhile, in cores. */
-async function withCpu<T>(
+/** The setup's servers and engine together; SQLite works inside the servers, theirs is all. */
+function totalOf(
+  setup: Setup,
+  servers: readonly (number | undefined)[],
+  engine: number | undefined,
+): number | undefined {
+  if (servers.length === 0 || servers.some((s) => s === undefined)) return undefined;
+  const sum = servers.reduce<number>((total, s) => total + (s ?? 0), 0);
+  if (setup.engine === 'sqlite') return sum;
+  return engine === undefined ? undefined : sum + engine;
+}
+
+/**
+ * Runs the measured load and returns its Measurement with the CPU used meanwhile, in cores; the
+ * load generator's from its own process, which it reports with the Measurement.
+ */
+async function withCpu(
   group: BenchGroup | undefined,
   setup: Setup,
-  work: () => Promise<T>,
-): Promise<{ value: T; cpu: CpuShare }> {
+  run: () => Promise<Measurement>,
+): Promise<{ value: Measurement; cpu: CpuShare }> {
   const processes = group?.processes ?? [];
   const servedBefore = await Promise.all(processes.map((p) => p.requestsServed()));
   const serversBefore = processes.map((p) => p.cpuSeconds());
   const engineBefore = setup.engineCpu();
   const machineBefore = machineCpuSeconds();
-  const loadBefore = process.cpuUsage();
   const startedAt = performance.now();
-  const value = await work();
+  const value = await run();
   const seconds = (performance.now() - startedAt) / 1000;
-  const load = process.cpuUsage(loadBefore);
   const machineAfter = machineCpuSeconds();
   const engineAfter = setup.engineCpu();
   const serversAfter = processes.map((p) => p.cpuSeconds());
   const servedAfter = await Promise.all(processes.map((p) => p.requestsServed()));
   const share = (before: number | undefined, after: number | undefined) =>
     before === undefined || after === undefined ? undefined : (after - before) / seconds;
+  const servers = serversAfter.map((after, i) => share(serversBefore[i], after));
+  const engine =
+    engineBefore && engineAfter
+      ? cpuSecondsBetween(engineBefore, engineAfter) / seconds
+      : undefined;
   return {
     value,
     cpu: {
-      servers: serversAfter.map((after, i) => share(serversBefore[i], after)),
+      servers,
       served: servedAfter.map((after, i) => {
         const before = servedBefore[i];
         return before === undefined || after === undefined ? undefined : after - before;
       }),
-      engine:
-        engineBefore && engineAfter
-          ? cpuSecondsBetween(engineBefore, engineAfter) / seconds
-          : undefined,
-      loadGenerator: (load.user + load.system) / 1e6 / seconds,
+      engine,
+      total: totalOf(setup, servers, engine),
+      loadGenerator: value.loadCpuSeconds / seconds,
       machine: share(machineBefore?.busy, machineAfter?.busy),
       steal: share(machineBefore?.steal, machineAfter?.steal),
     },
@@ -312,8 +335,7 @@ async function measureScenario(
       run(load.seconds),
     ));
   } catch (error) {
-    const text = error instanceof LoadFailed ? error.message : `load generator: ${message(error)}`;
-    return { ok: false, stage: 'load', message: text };
+    return { ok: false, stage: 'load', message: message(error) };
   }
   try {
     await plan.check?.({ warmup, measured });

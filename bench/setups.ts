@@ -13,7 +13,7 @@ export interface BenchStoreLocation {
 
 /**
  * What the scenarios run against: a store engine and how many server processes serve it. Every
- * scenario runs once per setup, with that setup's own floor; run.ts runs the setups of one
+ * scenario runs once per setup, with that setup's own floors; run.ts runs the setups of one
  * scenario back to back, so ratios between setups compare moments seconds apart.
  */
 export interface Setup {
@@ -26,7 +26,7 @@ export interface Setup {
   readonly engine: 'sqlite' | 'postgres';
   /**
    * How many server processes serve each store, all on one port (SO_REUSEPORT): the kernel
-   * spreads the load generator's connections over them. Its floor runs as many processes.
+   * spreads the load generator's connections over them. Its floors run as many processes.
    */
   readonly processes: number;
   /** What the output says about how the engine is run. */

@@ -5,7 +5,7 @@ import type { MeasuredRun } from './results.ts';
 
 /**
  * Runs `load` and reads the CPU each side used meanwhile, as a share of the run's wall time:
- * the gateway (none for `direct`), the simulator, this process (autocannon) and the machine,
+ * the gateway (none for `direct`), the simulator, the load generator and the machine,
  * so that a figure taken while other work used the cores can be told apart.
  */
 export async function measureWithCpu(
@@ -16,11 +16,9 @@ export async function measureWithCpu(
   const gatewayBefore = gateway?.cpuSeconds();
   const simulatorBefore = simulator.cpuSeconds();
   const machineBefore = machineCpuSeconds();
-  const loadBefore = process.cpuUsage();
   const startedAt = performance.now();
   const measured = await measure(load);
   const seconds = (performance.now() - startedAt) / 1000;
-  const used = process.cpuUsage(loadBefore);
   const machineAfter = machineCpuSeconds();
   const share = (before: number | undefined, after: number | undefined) =>
     before === undefined || after === undefined ? undefined : (after - before) / seconds;
@@ -29,7 +27,7 @@ export async function measureWithCpu(
     cpu: {
       gateway: share(gatewayBefore, gateway?.cpuSeconds()),
       simulator: share(simulatorBefore, simulator.cpuSeconds()),
-      loadGenerator: (used.user + used.system) / 1e6 / seconds,
+      loadGenerator: measured.loadCpuSeconds / seconds,
       machine: share(machineBefore?.busy, machineAfter?.busy),
       steal: share(machineBefore?.steal, machineAfter?.steal),
     },

@@ -1,7 +1,6 @@
-import type { Request } from 'autocannon';
 import { MEMORY_HEADER, RECALLED_HEADER } from '../../src/gateway/memory/memory-switch.ts';
 import { indexTerms } from '../../src/platform/search-analyzer.ts';
-import { measure } from '../load.ts';
+import { type LoadRequest, measure } from '../load.ts';
 import { corpusTexts } from '../search/corpus.ts';
 import { countMatches } from '../search/latency.ts';
 import { measureWithCpu } from './measured-run.ts';
@@ -40,7 +39,7 @@ const headersOf = (endpoint: Endpoint, read: boolean): Record<string, string> =>
   ...(read ? { [MEMORY_HEADER]: 'read' } : {}),
 });
 
-function requests(endpoint: Endpoint, read: boolean): Request[] {
+function requests(endpoint: Endpoint, read: boolean): LoadRequest[] {
   return MEMORY_QUESTIONS.map((question) => ({
     method: 'POST',
     path: endpoint.path,

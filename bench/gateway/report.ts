@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { describeLoadGenerator } from '../load.ts';
 import { cores, DISTURBED, integer, markdown, ms, times, VERDICT_TEXT } from '../report.ts';
 import {
   CONNECTIONS,
@@ -39,7 +40,7 @@ export function formatGatewayHeader(options: Pick<GatewayOptions, 'seconds' | 'w
     'direct:    the simulator (src/testing/simulators/openai-simulator.ts), a process of its own',
     'mnemo:     bench/server.ts serve on SQLite, a catalog file with a model on the simulator, an API key made through /api/v1/api-keys',
     `portkey:   @portkey-ai/gateway ${portkeyVersion()} (start-server.js --headless, kept to 127.0.0.1), x-portkey-provider openai and the simulator as custom host`,
-    `load:      autocannon in this process, ${CONNECTIONS.join(' then ')} connections, ${warmup}measured ${options.seconds} s per target`,
+    `load:      ${describeLoadGenerator()}, ${CONNECTIONS.join(' then ')} connections, ${warmup}measured ${options.seconds} s per target`,
     `memory:    mnemo at 1 connection with a second key, whose owner has ${integer.format(RECALL_MEMORIES)} memories (bench/search/corpus.ts): ${MEMORY_QUESTIONS.length} questions in turn with x-mnemo-memory: read, and the same without it, ${warmup}measured ${options.seconds} s each, back to back`,
     `streams:   ${FIRST_CHUNK_REQUESTS} streamed requests one at a time after ${FIRST_CHUNK_WARMUP} unmeasured, to the first data: event; then ${PACED_REQUESTS} from a simulator that pauses ${CHUNK_DELAY_MS} ms between chunks, every socket read counted`,
   ].join('\n');

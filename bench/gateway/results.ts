@@ -51,7 +51,7 @@ export interface LoadCpu {
   /** The gateway's process (mnemo's or Portkey's); undefined for `direct`, or unreadable. */
   readonly gateway: number | undefined;
   readonly simulator: number | undefined;
-  /** This process: autocannon. */
+  /** The load generator's process: autocannon. */
   readonly loadGenerator: number;
   /** Every process of the machine; undefined without /proc/stat. */
   readonly machine: number | undefined;

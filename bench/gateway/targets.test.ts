@@ -18,6 +18,7 @@ const measured = (requestsPerSecond: number, p50: number, p99: number): Measurem
   p99,
   statusCounts: { 200: requestsPerSecond },
   unanswered: 0,
+  loadCpuSeconds: 0.3,
 });
 
 const load = (target: TargetName, connections: number, m: Measurement): LoadRun => ({
