@@ -2,6 +2,7 @@ import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os'
 import { cpuPlacement, describePlacement } from './cpu-placement.ts';
 import { FLOOR_KINDS } from './floor.ts';
 import { describeLoadGenerator } from './load.ts';
+import { UNREACHED_RATE_LIMIT } from './processes.ts';
 import { FLOOR_SCENARIOS } from './scenarios.ts';
 import type { CpuShare, LoadOptions, ScenarioResult } from './session.ts';
 import type { Setup } from './setups.ts';
@@ -81,7 +82,7 @@ export function formatHeader(
           'order:     each scenario runs on every setup back to back, the order turning around at each scenario, so a ratio between setups divides runs seconds apart; each setup has its own floors, with as many processes',
         ]
       : []),
-    'server:    log level warn, rate limit off',
+    `server:    log level warn; rate limit on, at ${UNREACHED_RATE_LIMIT.toLocaleString('en-US')} requests a minute per subject: every request counted, none refused`,
     loadAverageLine(machine),
   ].join('\n');
 }
