@@ -29,13 +29,14 @@ import { createChatMemory } from './memory/chat-memory.ts';
 import { createCursorCodec } from './memory/cursor.ts';
 import { createEmbeddingIndexer, type EmbeddingIndexer } from './memory/embedding-indexer.ts';
 import { createListCache } from './memory/list-cache.ts';
-import { createMemoryRepository } from './memory/memory.repository.ts';
+import { createMemoryRepository, POOL_ACCESS } from './memory/memory.repository.ts';
 import { registerMemoryRoutes } from './memory/memory.routes.ts';
 import { createMemoryService, type SemanticSearch } from './memory/memory.service.ts';
 import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createMemoryEmbeddingsRepository } from './memory/memory-embeddings.repository.ts';
 import { createMemorySearchRepository } from './memory/memory-search.repository.ts';
 import { createStatementWrites } from './memory/memory-writes.ts';
+import { createOwnStoreReads } from './memory/own-store-reads.ts';
 import { createProposalsRepository } from './memory/proposals.repository.ts';
 import { registerProposalsRoutes } from './memory/proposals.routes.ts';
 import { createProposalsService } from './memory/proposals.service.ts';
@@ -258,6 +259,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const service = createMemoryService({
     database,
     repository: memoryRepository,
+    ownReads: createOwnStoreReads(database, POOL_ACCESS.read),
     writes: createStatementWrites({ database, repository: memoryRepository, embeddings }),
     search: createMemorySearchRepository(database),
     embeddings,

@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Expression, Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { type PreparedQuery, prepareQuery, type QueryRunner } from '../db/prepared-query.ts';
-import type { MemoryRow, ProjectAccess } from '../db/tables.ts';
-import {
-  type CallerContext,
-  callerContextQuery,
-  toCallerContext,
-} from '../orgs/orgs.repository.ts';
+import type { MemoryRow, ProjectAccess, Tables } from '../db/tables.ts';
 import { indexTerms } from '../platform/search-analyzer.ts';
 import type { CursorScope } from './cursor.ts';
 
@@ -16,15 +12,15 @@ export interface ScopeState {
   readonly purgedVersion: number;
 }
 
-/** A caller's context and what was read in the same statement. */
-export interface WithCaller<T> {
-  /** Undefined when the store does not know the user. */
-  readonly context: CallerContext | undefined;
-  readonly value: T;
-}
-
 /** What an answer shows of a memory (and whether it is deleted). */
-const SHOWN = ['id', 'content', 'category', 'created_at', 'updated_at', 'deleted_at'] as const;
+export const SHOWN = [
+  'id',
+  'content',
+  'category',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+] as const;
 export type ShownMemory = Pick<MemoryRow, (typeof SHOWN)[number]>;
 
 /** What a write reads of a memory: its state, and what an answer shows. */
@@ -51,7 +47,72 @@ export type MemoryState = Pick<
   'id' | 'content' | 'fold_key' | 'category' | 'updated_at' | 'version' | 'deleted_at'
 >;
 
-const toState = (row: { id: string; version: number; purged_version: number }): ScopeState => ({
+/** Who reaches which memory: the values of `reachableQuery`, or columns of a query around it. */
+type ReachableParams = {
+  orgId: string;
+  memoryId: string;
+  /** The target: whose memory it must be. */
+  userId: string;
+  /** Who asks: the target itself unless acting for another member. */
+  callerId: string;
+};
+type Operands<T> = { readonly [K in keyof T]: T[K] | Expression<T[K]> };
+
+/** The project grants that reach a pool memory: to read it, and to edit it. */
+export const POOL_ACCESS: Readonly<Record<'read' | 'edit', readonly ProjectAccess[]>> = {
+  read: ['viewer', 'editor', 'owner'],
+  edit: ['editor', 'owner'],
+};
+
+/**
+ * A memory the target reaches by id, with its store (`ReachableMemory`'s columns): in their
+ * personal store, or in a pool they contributed to while both they and the caller hold one of
+ * `poolAccess` on its project. A pool memory needs the access twice: the target's (a
+ * contributor who left the project reaches it no more) and the caller's own (acting for a
+ * contributor opens no pool the caller may not see); the same row when both are one.
+ */
+export function reachableQuery(
+  db: Kysely<Tables>,
+  p: Operands<ReachableParams>,
+  poolAccess: readonly ProjectAccess[],
+) {
+  return db
+    .selectFrom('memories as m')
+    .innerJoin('scopes as s', 's.id', 'm.scope_id')
+    .leftJoin('project_access as a', (join) =>
+      join
+        .onRef('a.project_id', '=', 's.owner_id')
+        .on('s.kind', '=', 'project')
+        .on('a.user_id', '=', p.userId),
+    )
+    .leftJoin('project_access as c', (join) =>
+      join
+        .onRef('c.project_id', '=', 's.owner_id')
+        .on('s.kind', '=', 'project')
+        .on('c.user_id', '=', p.callerId),
+    )
+    .select(SHOWN.map((column) => `m.${column}` as const))
+    .select(['s.kind as scope_kind', 's.owner_id as scope_owner_id'])
+    .where('m.id', '=', p.memoryId)
+    .where('s.org_id', '=', p.orgId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('s.kind', '=', 'user'), eb('s.owner_id', '=', p.userId)]),
+        eb.and([
+          eb('s.kind', '=', 'project'),
+          eb('m.contributor_id', '=', p.userId),
+          eb('a.access', 'in', [...poolAccess]),
+          eb('c.access', 'in', [...poolAccess]),
+        ]),
+      ]),
+    );
+}
+
+export const toState = (row: {
+  id: string;
+  version: number;
+  purged_version: number;
+}): ScopeState => ({
   id: row.id,
   version: row.version,
   purgedVersion: row.purged_version,
@@ -181,95 +242,14 @@ export function createMemoryRepository(database: Database) {
       .orderBy('version'),
   );
 
-  type ReachableParams = { orgId: string; memoryId: string; userId: string; callerId: string };
-  // A pool memory needs the access twice: the target's (a contributor who left the project
-  // reaches it no more) and the caller's own (acting for a contributor opens no pool the caller
-  // may not see). The same row when both are one; looked up for pool memories only.
-  const reachableQuery = (p: ReachableParams, poolAccess: readonly ProjectAccess[]) =>
-    db
-      .selectFrom('memories as m')
-      .innerJoin('scopes as s', 's.id', 'm.scope_id')
-      .leftJoin('project_access as a', (join) =>
-        join
-          .onRef('a.project_id', '=', 's.owner_id')
-          .on('s.kind', '=', 'project')
-          .on('a.user_id', '=', p.userId),
-      )
-      .leftJoin('project_access as c', (join) =>
-        join
-          .onRef('c.project_id', '=', 's.owner_id')
-          .on('s.kind', '=', 'project')
-          .on('c.user_id', '=', p.callerId),
-      )
-      .select(SHOWN.map((column) => `m.${column}` as const))
-      .select(['s.kind as scope_kind', 's.owner_id as scope_owner_id'])
-      .where('m.id', '=', p.memoryId)
-      .where('s.org_id', '=', p.orgId)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('s.kind', '=', 'user'), eb('s.owner_id', '=', p.userId)]),
-          eb.and([
-            eb('s.kind', '=', 'project'),
-            eb('m.contributor_id', '=', p.userId),
-            eb('a.access', 'in', [...poolAccess]),
-            eb('c.access', 'in', [...poolAccess]),
-          ]),
-        ]),
-      );
   const reachableFor = (poolAccess: readonly ProjectAccess[]) =>
-    prepareQuery((p: ReachableParams) => reachableQuery(p, poolAccess));
-  // The caller's own statement with what a read of their own memories needs first: one round
-  // trip where two would be (orgs.repository.ts, callerContextQuery).
-  const ownReachableWithCaller = (poolAccess: readonly ProjectAccess[]) =>
-    prepareQuery((p: { orgId: string; memoryId: string; userId: string }) =>
-      callerContextQuery(db, p)
-        .leftJoin(
-          reachableQuery(
-            { orgId: p.orgId, memoryId: p.memoryId, userId: p.userId, callerId: p.userId },
-            poolAccess,
-          ).as('r'),
-          (join) => join.onTrue(),
-        )
-        .select([
-          'r.id',
-          'r.content',
-          'r.category',
-          'r.created_at',
-          'r.updated_at',
-          'r.deleted_at',
-          'r.scope_kind',
-          'r.scope_owner_id',
-        ]),
-    );
-  const ownScopeWithCaller = prepareQuery((p: { orgId: string; userId: string }) =>
-    callerContextQuery(db, p)
-      .leftJoin('scopes as s', (join) =>
-        join.on('s.org_id', '=', p.orgId).on('s.kind', '=', 'user').on('s.owner_id', '=', p.userId),
-      )
-      .select(['s.id as scope_id', 's.version as scope_version', 's.purged_version']),
-  );
+    prepareQuery((p: ReachableParams) => reachableQuery(db, p, poolAccess));
   // One compiled query per access list, keyed by the list itself: they are the service's few
   // constants, and a key built per call would cost more than the lookup saves.
   const reachable = new Map<
     readonly ProjectAccess[],
     PreparedQuery<ReachableParams, ReachableMemory>
   >();
-  const ownReachable = new Map<
-    readonly ProjectAccess[],
-    ReturnType<typeof ownReachableWithCaller>
-  >();
-  const compiledFor = <Q>(
-    kept: Map<readonly ProjectAccess[], Q>,
-    poolAccess: readonly ProjectAccess[],
-    compile: (poolAccess: readonly ProjectAccess[]) => Q,
-  ): Q => {
-    let prepared = kept.get(poolAccess);
-    if (!prepared) {
-      prepared = compile(poolAccess);
-      kept.set(poolAccess, prepared);
-    }
-    return prepared;
-  };
 
   return {
     /** The scope's counter as last committed, or undefined for a store never written. */
@@ -326,65 +306,13 @@ export function createMemoryRepository(database: Database) {
       db: QueryRunner,
       query: ReachableParams & { poolAccess: readonly ProjectAccess[] },
     ): Promise<ReachableMemory | undefined> {
+      let prepared = reachable.get(query.poolAccess);
+      if (!prepared) {
+        prepared = reachableFor(query.poolAccess);
+        reachable.set(query.poolAccess, prepared);
+      }
       const { orgId, memoryId, userId, callerId } = query;
-      const prepared = compiledFor(reachable, query.poolAccess, reachableFor);
       return prepared.first(db, { orgId, memoryId, userId, callerId });
-    },
-
-    /**
-     * `findReachable` for a caller reaching their own memories, in the statement that reads the
-     * caller's context (the platform's checks): one round trip for both.
-     */
-    async findOwnReachableWithCaller(
-      db: QueryRunner,
-      query: {
-        orgId: string;
-        memoryId: string;
-        userId: string;
-        poolAccess: readonly ProjectAccess[];
-      },
-    ): Promise<WithCaller<ReachableMemory | undefined>> {
-      const { orgId, memoryId, userId } = query;
-      const prepared = compiledFor(ownReachable, query.poolAccess, ownReachableWithCaller);
-      const row = await prepared.first(db, { orgId, memoryId, userId });
-      if (!row) return { context: undefined, value: undefined };
-      const { id, content, category, created_at, updated_at, deleted_at } = row;
-      return {
-        context: toCallerContext(row),
-        value:
-          id === null
-            ? undefined
-            : {
-                id,
-                content: content as string,
-                category,
-                created_at: created_at as number,
-                updated_at: updated_at as number,
-                deleted_at,
-                scope_kind: row.scope_kind as ReachableMemory['scope_kind'],
-                scope_owner_id: row.scope_owner_id as string,
-              },
-      };
-    },
-
-    /** `readScope` of the caller's personal store, in the statement of the caller's context. */
-    async readOwnScopeWithCaller(
-      db: QueryRunner,
-      query: { orgId: string; userId: string },
-    ): Promise<WithCaller<ScopeState | undefined>> {
-      const row = await ownScopeWithCaller.first(db, query);
-      if (!row) return { context: undefined, value: undefined };
-      return {
-        context: toCallerContext(row),
-        value:
-          row.scope_id === null
-            ? undefined
-            : {
-                id: row.scope_id,
-                version: row.scope_version as number,
-                purgedVersion: row.purged_version as number,
-              },
-      };
     },
 
     findById: (trx: QueryRunner, id: string) => byId.first(trx, { id }),

@@ -18,11 +18,11 @@ import {
   noUpdateFields,
   searchQueryRequired,
 } from './memory.errors.ts';
-import type {
-  MemoryRepository,
-  ReachableMemory,
-  ScopeState,
-  WithCaller,
+import {
+  type MemoryRepository,
+  POOL_ACCESS,
+  type ReachableMemory,
+  type ScopeState,
 } from './memory.repository.ts';
 import type {
   AddBody,
@@ -38,6 +38,7 @@ import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
 import type { FoundMemory, MemorySearchRepository } from './memory-search.repository.ts';
 import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
+import type { OwnStoreReads, WithCaller } from './own-store-reads.ts';
 import type { QueryEmbedder } from './query-embedding.ts';
 import { fuseRankings } from './rank-fusion.ts';
 import type { VectorIndex } from './vector-index.ts';
@@ -45,6 +46,8 @@ import type { VectorIndex } from './vector-index.ts';
 export interface MemoryServiceDeps {
   readonly database: Database;
   readonly repository: MemoryRepository;
+  /** Reads of one's own store in the caller's statement (own-store-reads.ts). */
+  readonly ownReads: OwnStoreReads;
   readonly writes: MemoryWrites;
   readonly search: MemorySearchRepository;
   /** Vectors of memories: dropped with a deleted memory whether or not search uses them. */
@@ -73,15 +76,24 @@ export type AddOutcome =
   | { readonly created: true; readonly memory: MemoryItem }
   | { readonly created: false; readonly memory: { id: string; content: string } };
 
-const READ_POOL: readonly ProjectAccess[] = ['viewer', 'editor', 'owner'];
-const EDIT_POOL: readonly ProjectAccess[] = ['editor', 'owner'];
+const READ_POOL = POOL_ACCESS.read;
+const EDIT_POOL = POOL_ACCESS.edit;
 /** How many memories a search answers: by default, and at most (`limit`). */
 const SEARCH_LIMIT = { default: 20, max: 100 };
 /** Candidates each side of a hybrid search brings to the fusion (at least `limit`). */
 const SEARCH_CANDIDATES = 50;
 
 export function createMemoryService(deps: MemoryServiceDeps) {
-  const { database, repository: repo, writes, targets, cursors, fullLists, semantic } = deps;
+  const {
+    database,
+    repository: repo,
+    ownReads,
+    writes,
+    targets,
+    cursors,
+    fullLists,
+    semantic,
+  } = deps;
   const { reader } = database;
   const now = deps.now ?? Date.now;
 
@@ -347,17 +359,11 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     ): Promise<WithCaller<ReachableMemory | undefined>> | undefined {
       const memoryId = parseUuid(rawId);
       if (!memoryId) return undefined;
-      return repo.findOwnReachableWithCaller(reader, {
-        orgId,
-        memoryId,
-        userId,
-        poolAccess: READ_POOL,
-      });
+      return ownReads.memory({ orgId, memoryId, userId });
     },
 
     /** The counter of the caller's personal store, read in the statement of their context. */
-    readOwnScopeWithCaller: (userId: string, orgId: string) =>
-      repo.readOwnScopeWithCaller(reader, { orgId, userId }),
+    readOwnScopeWithCaller: (userId: string, orgId: string) => ownReads.scope({ orgId, userId }),
 
     /**
      * `own`: the memory as `readOwnWithCaller` found it for this caller, when `user` names no

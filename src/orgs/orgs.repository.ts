@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Expression, Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { MemberRole, OrganizationsTable, Tables } from '../db/tables.ts';
@@ -191,7 +191,10 @@ export interface CallerContext {
  * that needs the caller checked may join its own rows to it (`left join … on true`) and cost
  * one statement instead of two. One row while the user exists, none otherwise.
  */
-export function callerContextQuery(db: Kysely<Tables>, p: { userId: string; orgId: string }) {
+export function callerContextQuery(
+  db: Kysely<Tables>,
+  p: { readonly userId: string | Expression<string>; readonly orgId: string | Expression<string> },
+) {
   return db
     .selectFrom('users as u')
     .leftJoin('memberships as m', (join) =>
