@@ -35,6 +35,7 @@ import { createMemoryService, type SemanticSearch } from './memory/memory.servic
 import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createMemoryEmbeddingsRepository } from './memory/memory-embeddings.repository.ts';
 import { createMemorySearchRepository } from './memory/memory-search.repository.ts';
+import { createPostgresWrites } from './memory/memory-writes.postgres.ts';
 import { createStatementWrites } from './memory/memory-writes.ts';
 import { createOwnStoreReads } from './memory/own-store-reads.ts';
 import { createProposalsRepository } from './memory/proposals.repository.ts';
@@ -260,7 +261,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     database,
     repository: memoryRepository,
     ownReads: createOwnStoreReads(database, POOL_ACCESS.read),
-    writes: createStatementWrites({ database, repository: memoryRepository, embeddings }),
+    writes:
+      database.dialect === 'postgres'
+        ? createPostgresWrites({ database })
+        : createStatementWrites({ database, repository: memoryRepository, embeddings }),
     search: createMemorySearchRepository(database),
     embeddings,
     semantic,

@@ -364,6 +364,7 @@ describe('migrate', () => {
         '2026-11-24T05_oauth_connections',
         '2026-11-25T00_memory_chat',
         '2026-11-25T01_search_by_store',
+        '2026-11-25T02_memory_writes',
       ],
     });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);

@@ -10,6 +10,7 @@ import * as memoryEmbeddings from './migrations/2026-11-24T04_memory_embeddings.
 import * as oauthConnections from './migrations/2026-11-24T05_oauth_connections.ts';
 import * as memoryChat from './migrations/2026-11-25T00_memory_chat.ts';
 import * as searchByStore from './migrations/2026-11-25T01_search_by_store.ts';
+import * as memoryWrites from './migrations/2026-11-25T02_memory_writes.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T05_oauth_connections': oauthConnections,
   '2026-11-25T00_memory_chat': memoryChat,
   '2026-11-25T01_search_by_store': searchByStore,
+  '2026-11-25T02_memory_writes': memoryWrites,
 };
 
 export class UnknownSchemaError extends Error {
