@@ -39,6 +39,40 @@ export interface OwnScopeKey {
  */
 const MAX_BATCH = 64;
 
+/**
+ * Statements of one kind running at once, at most. A batch waits for a turn: under load, it
+ * gathers the reads that arrive while the store answers the ones before (more rows for one
+ * round trip); a read alone finds a turn free and goes at once.
+ */
+const MAX_IN_FLIGHT = 2;
+
+/**
+ * When DataLoader may send a batch: after the current turn of the event loop, once fewer than
+ * `maxInFlight` statements `run` are running. Until it is sent, a batch takes the reads that
+ * come (up to its size).
+ */
+function createTurns(maxInFlight: number) {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return {
+    schedule(dispatch: () => void): void {
+      setImmediate(() => {
+        if (running < maxInFlight) dispatch();
+        else waiting.push(dispatch);
+      });
+    },
+    async run<T>(statement: () => Promise<T>): Promise<T> {
+      running++;
+      try {
+        return await statement();
+      } finally {
+        running--;
+        waiting.shift()?.();
+      }
+    },
+  };
+}
+
 /** The memory's columns as the reads select them beside the caller's (`r.` of the join). */
 const MEMORY_COLUMNS = [...SHOWN, 'scope_kind', 'scope_owner_id'] as const;
 
@@ -170,29 +204,33 @@ export function createOwnStoreReads(database: Database, readAccess: readonly Pro
     for (const row of rows) found[row.ord - 1] = row;
     return found;
   };
-  const batching = {
-    cache: false,
-    maxBatchSize: MAX_BATCH,
-    batchScheduleFn: (run: () => void) => setImmediate(run),
-  } as const;
+  const memoryTurns = createTurns(MAX_IN_FLIGHT);
   const memories = new DataLoader<OwnMemoryKey, WithCaller<ReachableMemory | undefined>>(
     async (batch) => {
-      const rows = await manyMemories.rows(reader, {
-        orgIds: batch.map((key) => key.orgId),
-        memoryIds: batch.map((key) => key.memoryId),
-        userIds: batch.map((key) => key.userId),
-      });
+      const rows = await memoryTurns.run(() =>
+        manyMemories.rows(reader, {
+          orgIds: batch.map((key) => key.orgId),
+          memoryIds: batch.map((key) => key.memoryId),
+          userIds: batch.map((key) => key.userId),
+        }),
+      );
       return byOrdinal(rows, batch.length).map(toMemory);
     },
-    batching,
+    { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: memoryTurns.schedule },
   );
-  const scopes = new DataLoader<OwnScopeKey, WithCaller<ScopeState | undefined>>(async (batch) => {
-    const rows = await manyScopes.rows(reader, {
-      orgIds: batch.map((key) => key.orgId),
-      userIds: batch.map((key) => key.userId),
-    });
-    return byOrdinal(rows, batch.length).map(toScope);
-  }, batching);
+  const scopeTurns = createTurns(MAX_IN_FLIGHT);
+  const scopes = new DataLoader<OwnScopeKey, WithCaller<ScopeState | undefined>>(
+    async (batch) => {
+      const rows = await scopeTurns.run(() =>
+        manyScopes.rows(reader, {
+          orgIds: batch.map((key) => key.orgId),
+          userIds: batch.map((key) => key.userId),
+        }),
+      );
+      return byOrdinal(rows, batch.length).map(toScope);
+    },
+    { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: scopeTurns.schedule },
+  );
   return {
     memory: (key: OwnMemoryKey) => memories.load(key),
     scope: (key: OwnScopeKey) => scopes.load(key),
