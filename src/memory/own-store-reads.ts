@@ -1,5 +1,5 @@
-import DataLoader from 'dataloader';
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
+import { byOrdinal, createBatchedRead, keyRows } from '../db/batched-reads.ts';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { ProjectAccess } from '../db/tables.ts';
@@ -33,46 +33,6 @@ export interface OwnScopeKey {
   readonly userId: string;
 }
 
-/**
- * At most this many requests' reads in one statement: past a few dozen, a larger batch saves
- * little more per request and its rows wait for the slowest.
- */
-const MAX_BATCH = 64;
-
-/**
- * Statements of one kind running at once, at most. A batch waits for a turn: under load, it
- * gathers the reads that arrive while the store answers the ones before (more rows for one
- * round trip); a read alone finds a turn free and goes at once.
- */
-const MAX_IN_FLIGHT = 2;
-
-/**
- * When DataLoader may send a batch: after the current turn of the event loop, once fewer than
- * `maxInFlight` statements `run` are running. Until it is sent, a batch takes the reads that
- * come (up to its size).
- */
-function createTurns(maxInFlight: number) {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return {
-    schedule(dispatch: () => void): void {
-      setImmediate(() => {
-        if (running < maxInFlight) dispatch();
-        else waiting.push(dispatch);
-      });
-    },
-    async run<T>(statement: () => Promise<T>): Promise<T> {
-      running++;
-      try {
-        return await statement();
-      } finally {
-        running--;
-        waiting.shift()?.();
-      }
-    },
-  };
-}
-
 /** The memory's columns as the reads select them beside the caller's (`r.` of the join). */
 const MEMORY_COLUMNS = [...SHOWN, 'scope_kind', 'scope_owner_id'] as const;
 
@@ -81,20 +41,17 @@ const MEMORY_COLUMNS = [...SHOWN, 'scope_kind', 'scope_owner_id'] as const;
  * context (orgs.repository.ts, `callerContextQuery`): GET one's memory, as `findReachable` with
  * the caller as target; the list's store counter. One statement where two would be.
  *
- * On PostgreSQL, where every statement is a round trip (a write, a wake-up and a read on each
- * side, which cost far more than the lookup), the reads of the requests that arrive in one turn
- * of the event loop also go together: one statement over the list of their keys (`unnest … with
- * ordinality`, each key's row joined laterally), DataLoader's batching without its cache. A
- * request alone is sent as soon as the turn ends. On SQLite, in the process, each is a
- * statement of its own.
+ * On PostgreSQL the reads of concurrent requests also go together (db/batched-reads.ts): one
+ * statement over the list of their keys, each key's row joined laterally. On SQLite, in the
+ * process, each is a statement of its own.
  */
 export function createOwnStoreReads(database: Database, readAccess: readonly ProjectAccess[]) {
   const { db, reader } = database;
 
   const memoryWithCaller = (p: {
-    orgId: string | ReturnType<typeof sql.ref<string>>;
-    memoryId: string | ReturnType<typeof sql.ref<string>>;
-    userId: string | ReturnType<typeof sql.ref<string>>;
+    orgId: string | Expression<string>;
+    memoryId: string | Expression<string>;
+    userId: string | Expression<string>;
   }) =>
     callerContextQuery(db, p)
       .leftJoin(
@@ -107,8 +64,8 @@ export function createOwnStoreReads(database: Database, readAccess: readonly Pro
       )
       .select(MEMORY_COLUMNS.map((column) => `r.${column}` as const));
   const scopeWithCaller = (p: {
-    orgId: string | ReturnType<typeof sql.ref<string>>;
-    userId: string | ReturnType<typeof sql.ref<string>>;
+    orgId: string | Expression<string>;
+    userId: string | Expression<string>;
   }) =>
     callerContextQuery(db, p)
       .leftJoin('scopes as s', (join) =>
@@ -162,21 +119,10 @@ export function createOwnStoreReads(database: Database, readAccess: readonly Pro
     };
   }
 
-  // The keys as rows of `q`, numbered: a key's answer is the row of its number (none when the
-  // store does not know the user: the inner join drops it).
-  const keys = <C extends string>(arrays: readonly unknown[], columns: string) =>
-    sql<Record<C, string> & { ord: number }>`unnest(${sql.join(
-      arrays.map((array) => sql`${array}::text[]`),
-    )}) with ordinality`.as<'q'>(sql.raw(`q(${columns}, ord)`));
   const manyMemories = prepareQuery(
     (p: { orgIds: string[]; memoryIds: string[]; userIds: string[] }) =>
       db
-        .selectFrom(
-          keys<'org_id' | 'memory_id' | 'user_id'>(
-            [p.orgIds, p.memoryIds, p.userIds],
-            'org_id, memory_id, user_id',
-          ),
-        )
+        .selectFrom(keyRows(['org_id', 'memory_id', 'user_id'], [p.orgIds, p.memoryIds, p.userIds]))
         .innerJoinLateral(
           memoryWithCaller({
             orgId: sql.ref('q.org_id'),
@@ -190,7 +136,7 @@ export function createOwnStoreReads(database: Database, readAccess: readonly Pro
   );
   const manyScopes = prepareQuery((p: { orgIds: string[]; userIds: string[] }) =>
     db
-      .selectFrom(keys<'org_id' | 'user_id'>([p.orgIds, p.userIds], 'org_id, user_id'))
+      .selectFrom(keyRows(['org_id', 'user_id'], [p.orgIds, p.userIds]))
       .innerJoinLateral(
         scopeWithCaller({ orgId: sql.ref('q.org_id'), userId: sql.ref('q.user_id') }).as('k'),
         (join) => join.onTrue(),
@@ -198,43 +144,22 @@ export function createOwnStoreReads(database: Database, readAccess: readonly Pro
       .selectAll('k')
       .select('q.ord'),
   );
-  /** Each key's row, by the number `q` gave it (1 for the first key). */
-  const byOrdinal = <R extends { ord: number }>(rows: readonly R[], count: number) => {
-    const found: Array<R | undefined> = new Array(count).fill(undefined);
-    for (const row of rows) found[row.ord - 1] = row;
-    return found;
-  };
-  const memoryTurns = createTurns(MAX_IN_FLIGHT);
-  const memories = new DataLoader<OwnMemoryKey, WithCaller<ReachableMemory | undefined>>(
-    async (batch) => {
-      const rows = await memoryTurns.run(() =>
-        manyMemories.rows(reader, {
-          orgIds: batch.map((key) => key.orgId),
-          memoryIds: batch.map((key) => key.memoryId),
-          userIds: batch.map((key) => key.userId),
-        }),
-      );
-      return byOrdinal(rows, batch.length).map(toMemory);
-    },
-    { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: memoryTurns.schedule },
-  );
-  const scopeTurns = createTurns(MAX_IN_FLIGHT);
-  const scopes = new DataLoader<OwnScopeKey, WithCaller<ScopeState | undefined>>(
-    async (batch) => {
-      const rows = await scopeTurns.run(() =>
-        manyScopes.rows(reader, {
-          orgIds: batch.map((key) => key.orgId),
-          userIds: batch.map((key) => key.userId),
-        }),
-      );
-      return byOrdinal(rows, batch.length).map(toScope);
-    },
-    { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: scopeTurns.schedule },
-  );
-  return {
-    memory: (key: OwnMemoryKey) => memories.load(key),
-    scope: (key: OwnScopeKey) => scopes.load(key),
-  };
+  const memories = createBatchedRead(async (batch: readonly OwnMemoryKey[]) => {
+    const rows = await manyMemories.rows(reader, {
+      orgIds: batch.map((key) => key.orgId),
+      memoryIds: batch.map((key) => key.memoryId),
+      userIds: batch.map((key) => key.userId),
+    });
+    return byOrdinal(rows, batch.length).map(toMemory);
+  });
+  const scopes = createBatchedRead(async (batch: readonly OwnScopeKey[]) => {
+    const rows = await manyScopes.rows(reader, {
+      orgIds: batch.map((key) => key.orgId),
+      userIds: batch.map((key) => key.userId),
+    });
+    return byOrdinal(rows, batch.length).map(toScope);
+  });
+  return { memory: memories, scope: scopes };
 }
 
 export type OwnStoreReads = ReturnType<typeof createOwnStoreReads>;

@@ -1,4 +1,5 @@
-import type { Expression, Kysely } from 'kysely';
+import { type Expression, type Kysely, sql } from 'kysely';
+import { byOrdinal, createBatchedRead, keyRows } from '../db/batched-reads.ts';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { MemberRole, OrganizationsTable, Tables } from '../db/tables.ts';
@@ -228,13 +229,37 @@ export function toCallerContext(row: {
 /**
  * Reads a caller's context in one organization with one query, compiled once: every request
  * of the platform runs it, and it must read the store each time (a change made by the CLI
- * applies to the next request).
+ * applies to the next request). On PostgreSQL the reads of concurrent requests go in one
+ * statement (db/batched-reads.ts).
  */
-export function createCallerContextReader(database: Pick<Database, 'db' | 'reader'>) {
+export function createCallerContextReader(database: Pick<Database, 'db' | 'reader' | 'dialect'>) {
   const { db, reader } = database;
-  const query = prepareQuery((p: { userId: string; orgId: string }) => callerContextQuery(db, p));
-  return async (userId: string, orgId: string): Promise<CallerContext | undefined> => {
-    const row = await query.first(reader, { userId, orgId });
-    return row && toCallerContext(row);
-  };
+  type Key = { readonly userId: string; readonly orgId: string };
+  if (database.dialect === 'sqlite') {
+    const one = prepareQuery((p: Key) => callerContextQuery(db, p));
+    return async (userId: string, orgId: string): Promise<CallerContext | undefined> => {
+      const row = await one.first(reader, { userId, orgId });
+      return row && toCallerContext(row);
+    };
+  }
+  const many = prepareQuery((p: { userIds: string[]; orgIds: string[] }) =>
+    db
+      .selectFrom(keyRows(['user_id', 'org_id'], [p.userIds, p.orgIds]))
+      .innerJoinLateral(
+        callerContextQuery(db, { userId: sql.ref('q.user_id'), orgId: sql.ref('q.org_id') }).as(
+          'k',
+        ),
+        (join) => join.onTrue(),
+      )
+      .selectAll('k')
+      .select('q.ord'),
+  );
+  const read = createBatchedRead(async (batch: readonly Key[]) => {
+    const rows = await many.rows(reader, {
+      userIds: batch.map((key) => key.userId),
+      orgIds: batch.map((key) => key.orgId),
+    });
+    return byOrdinal(rows, batch.length).map((row) => row && toCallerContext(row));
+  });
+  return (userId: string, orgId: string) => read({ userId, orgId });
 }
