@@ -1,5 +1,5 @@
 import { recordAudit } from '../audit/audit.repository.ts';
-import type { Caller } from '../auth/authenticate.ts';
+import type { Caller, ReadAlong } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
 import type { ProjectAccess } from '../db/tables.ts';
@@ -38,7 +38,7 @@ import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
 import type { FoundMemory, MemorySearchRepository } from './memory-search.repository.ts';
 import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
-import type { OwnStoreReads, WithCaller } from './own-store-reads.ts';
+import type { OwnStoreReads } from './own-store-reads.ts';
 import type { QueryEmbedder } from './query-embedding.ts';
 import { fuseRankings } from './rank-fusion.ts';
 import type { VectorIndex } from './vector-index.ts';
@@ -356,7 +356,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       userId: string,
       orgId: string,
       rawId: string,
-    ): Promise<WithCaller<ReachableMemory | undefined>> | undefined {
+    ): Promise<ReadAlong<ReachableMemory | undefined>> | undefined {
       const memoryId = parseUuid(rawId);
       if (!memoryId) return undefined;
       return ownReads.memory({ orgId, memoryId, userId });

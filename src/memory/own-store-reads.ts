@@ -1,26 +1,16 @@
 import { type Expression, sql } from 'kysely';
+import type { ReadAlong } from '../auth/authenticate.ts';
 import { byOrdinal, createBatchedRead, keyRows } from '../db/batched-reads.ts';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { ProjectAccess } from '../db/tables.ts';
-import {
-  type CallerContext,
-  callerContextQuery,
-  toCallerContext,
-} from '../orgs/orgs.repository.ts';
+import { callerContextQuery, toCallerContext } from '../orgs/orgs.repository.ts';
 import {
   type ReachableMemory,
   reachableQuery,
   type ScopeState,
   SHOWN,
 } from './memory.repository.ts';
-
-/** A caller's context and what was read in the same statement. */
-export interface WithCaller<T> {
-  /** Undefined when the store does not know the user. */
-  readonly context: CallerContext | undefined;
-  readonly value: T;
-}
 
 export interface OwnMemoryKey {
   readonly orgId: string;
@@ -76,7 +66,7 @@ export function createOwnStoreReads(database: Database, readAccess: readonly Pro
   type MemoryRow = Awaited<ReturnType<ReturnType<typeof memoryWithCaller>['execute']>>[number];
   type ScopeRow = Awaited<ReturnType<ReturnType<typeof scopeWithCaller>['execute']>>[number];
 
-  const toMemory = (row: MemoryRow | undefined): WithCaller<ReachableMemory | undefined> => {
+  const toMemory = (row: MemoryRow | undefined): ReadAlong<ReachableMemory | undefined> => {
     if (!row) return { context: undefined, value: undefined };
     return {
       context: toCallerContext(row),
@@ -95,7 +85,7 @@ export function createOwnStoreReads(database: Database, readAccess: readonly Pro
             },
     };
   };
-  const toScope = (row: ScopeRow | undefined): WithCaller<ScopeState | undefined> => {
+  const toScope = (row: ScopeRow | undefined): ReadAlong<ScopeState | undefined> => {
     if (!row) return { context: undefined, value: undefined };
     return {
       context: toCallerContext(row),
