@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { type AliasedRawBuilder, sql } from 'kysely';
+import { isStoreUnavailable } from './availability.ts';
 
 /**
  * Statements of one batched read running at once, at most. A batch waits for a turn: under
@@ -30,6 +31,18 @@ export function createBatchedRead<K, V>(load: (keys: readonly K[]) => Promise<V[
       running++;
       try {
         return await load(keys);
+      } catch (error) {
+        // A failure the store as a whole answers is every read's; any other may be one key's
+        // (a value the store refuses): each key is read again alone, and fails on its own.
+        if (keys.length === 1 || isStoreUnavailable(error)) throw error;
+        return Promise.all(
+          keys.map((key) =>
+            load([key]).then(
+              ([value]) => value as V,
+              (alone: unknown) => (alone instanceof Error ? alone : new Error(String(alone))),
+            ),
+          ),
+        );
       } finally {
         running--;
         waiting.shift()?.();
