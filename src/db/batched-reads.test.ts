@@ -77,4 +77,26 @@ describe('createBatchedRead', () => {
     ]);
     expect(calls).toEqual([[1, 2]]);
   });
+
+  test('when the store is found unavailable, the batches waiting for a turn fail with it at once', async () => {
+    const down = Object.assign(new Error('Query read timeout'), { code: 'ETIMEDOUT' });
+    const { calls, load, release } = recordingLoad(() => down);
+    const read = createBatchedRead(load);
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const inFlight = [read(1)];
+    await turn();
+    inFlight.push(read(2));
+    await turn();
+    const waiting = read(3);
+    await turn();
+    release();
+    const answers = await Promise.allSettled([...inFlight, waiting]);
+    expect(answers.map((answer) => answer.status === 'rejected' && answer.reason)).toEqual([
+      down,
+      down,
+      down,
+    ]);
+    // The waiting read was never sent: it failed with the store.
+    expect(calls).toEqual([[1], [2]]);
+  });
 });

@@ -26,15 +26,20 @@ const MAX_BATCH = 64;
 export function createBatchedRead<K, V>(load: (keys: readonly K[]) => Promise<V[]>) {
   let running = 0;
   const waiting: Array<() => void> = [];
+  /** Set while the batches that waited are sent to fail at once: the store is unavailable. */
+  let failing: unknown;
   const loader = new DataLoader<K, V>(
     async (keys) => {
+      if (failing !== undefined) throw failing;
       running++;
+      let unavailable: unknown;
       try {
         return await load(keys);
       } catch (error) {
         // A failure the store as a whole answers is every read's; any other may be one key's
         // (a value the store refuses): each key is read again alone, and fails on its own.
-        if (keys.length === 1 || isStoreUnavailable(error)) throw error;
+        if (isStoreUnavailable(error)) unavailable = error;
+        if (keys.length === 1 || unavailable !== undefined) throw error;
         return Promise.all(
           keys.map((key) =>
             load([key]).then(
@@ -45,7 +50,14 @@ export function createBatchedRead<K, V>(load: (keys: readonly K[]) => Promise<V[
         );
       } finally {
         running--;
-        waiting.shift()?.();
+        if (unavailable === undefined) waiting.shift()?.();
+        else {
+          // The batches waiting for this turn fail with it, now: each would otherwise wait out
+          // its own timeout after this one's, and the answers of an outage would add up.
+          failing = unavailable;
+          for (const dispatch of waiting.splice(0)) dispatch();
+          failing = undefined;
+        }
       }
     },
     {

@@ -183,6 +183,58 @@ test("a batch with one add that fails: that add's error is its own, the others a
   expect(audit).toEqual([{ action: 'add', memory_id: rows[1]?.id, details: null }]);
 });
 
+test('concurrent updates to one store: batched, answered in order, a conflict, a gone memory and a refused value each their own', async () => {
+  const who = await member();
+  const added = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => writes.add(addOf(who, `fact ${i}`, { at: 20_000 }))),
+  );
+  const [a, b, c, d, e] = added.map((result) => result.memory);
+  if (!a || !b || !c || !d || !e) throw new Error('five memories were added');
+  const change = (memoryId: string, text?: string, expectedUpdatedAt?: number) => ({
+    scope: who.scope,
+    memoryId,
+    content: text === undefined ? undefined : { text, foldKey: foldKey(text) },
+    category: undefined,
+    expectedUpdatedAt,
+    at: 30_000,
+    audit: undefined,
+  });
+  const settled = await Promise.allSettled([
+    writes.update(change(a.id, 'fact 0, in flight')),
+    writes.update(change(b.id, 'fact 1, first')),
+    writes.update(change(c.id, 'fact 2, changed', 19_999)),
+    writes.update(change(newRowId(), 'no such memory')),
+    writes.update(change(b.id, 'fact 1, second')),
+    writes.update(change(d.id, 'fact 3 \u0000 refused')),
+    writes.update(change(e.id, 'fact 4, last')),
+  ]);
+  expect(settled.map((s) => (s.status === 'fulfilled' ? s.value.outcome : 'rejected'))).toEqual([
+    'updated',
+    'updated',
+    'conflict',
+    'gone',
+    'updated',
+    'rejected',
+    'updated',
+  ]);
+  // PostgreSQL refuses a NUL in text: that update fails alone, the others are done.
+  expect((settled[5] as PromiseRejectedResult).reason).toMatchObject({ code: '22021' });
+  const rows = await rowsOf(who.scope);
+  expect(rows.map((r) => [r.content, r.version])).toEqual([
+    ['fact 2', 3],
+    ['fact 3', 4],
+    ['fact 0, in flight', 6],
+    ['fact 1, second', 8],
+    ['fact 4, last', 9],
+  ]);
+  // The first update went alone; the batch of the six others failed whole for the refused
+  // value and ran again one update at a time: c and d are as the adds' second call left them.
+  expect(batchSizes(rows)).toEqual([2, 1, 1, 1]);
+  expect(await counterOf(who.scope)).toBe(9);
+  const conflict = settled[2] as PromiseFulfilledResult<{ memory?: { content: string } }>;
+  expect(conflict.value.memory?.content).toBe('fact 2');
+});
+
 test('adds to different stores run side by side, each store batched on its own', async () => {
   const members = await Promise.all(Array.from({ length: 4 }, () => member()));
   await Promise.all(

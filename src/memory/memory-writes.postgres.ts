@@ -11,13 +11,14 @@ import type {
   AuditedAct,
   MemoryWrites,
   UpdateResult,
+  UpdateWrite,
   WrittenMemory,
 } from './memory-writes.ts';
 
 /**
- * Adds of one store sent in one call at most. The call holds the store's lock for all of them
- * and runs under the statement timeout, and a failed call runs its adds again one at a time:
- * a bound keeps each of those short. At 100 the round trip and the commit are shared so widely
+ * Writes of one kind to one store sent in one call at most. The call holds the store's lock for
+ * all of them and runs under the statement timeout, and a failed call runs its writes again one
+ * at a time: a bound keeps each of those short. At 100 the round trip and the commit are shared so widely
  * that a bigger batch adds little.
  */
 const MAX_BATCH = 100;
@@ -37,10 +38,95 @@ type AddParams = CursorScope & {
   audits: (object | null)[];
 };
 
-interface Queued {
-  readonly write: AddWrite;
-  readonly resolve: (result: AddResult) => void;
+interface Queued<W, R> {
+  readonly write: W;
+  readonly resolve: (result: R) => void;
   readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Writes of one kind carried to each store in batches: while a call for a store is in flight,
+ * the writes that come for it queue, and the next call takes them all, in order, up to
+ * MAX_BATCH (the first write to an idle store goes at once: no timer, no added wait). `call`
+ * (`name`, for its errors) answers each write of a batch, in order. A failure the store as a
+ * whole answers (unreachable, too slow) is every write's own; any other may be one write's (a
+ * contributor gone, say): each write runs again alone, in order, so that the others are done
+ * and every caller gets its own answer. (During an outage, a batch of 100 run one by one would
+ * wait out 100 timeouts.)
+ */
+function createStoreBatches<W extends { readonly scope: CursorScope }, R>(
+  name: string,
+  call: (scope: CursorScope, writes: readonly W[]) => Promise<R[]>,
+) {
+  /** Per store with a call in flight, the writes waiting for the next one. */
+  const waiting = new Map<string, Queued<W, R>[]>();
+
+  async function callFor(scope: CursorScope, writes: readonly W[]): Promise<R[]> {
+    const results = await call(scope, writes);
+    if (results.length !== writes.length) {
+      throw new Error(`${name} answered ${results.length} rows for ${writes.length} writes`);
+    }
+    return results;
+  }
+
+  /** Answers every write of `batch`; returns the error when it found the store unavailable. */
+  async function settle(scope: CursorScope, batch: readonly Queued<W, R>[]): Promise<unknown> {
+    try {
+      const results = await callFor(
+        scope,
+        batch.map((queued) => queued.write),
+      );
+      for (const [i, queued] of batch.entries()) queued.resolve(results[i] as R);
+      return undefined;
+    } catch (error) {
+      if (batch.length === 1 || isStoreUnavailable(error)) {
+        for (const queued of batch) queued.reject(error);
+        return isStoreUnavailable(error) ? error : undefined;
+      }
+      for (const queued of batch) {
+        try {
+          const [result] = await callFor(scope, [queued.write]);
+          queued.resolve(result as R);
+        } catch (alone) {
+          queued.reject(alone);
+        }
+      }
+      return undefined;
+    }
+  }
+
+  /**
+   * Runs calls for the store until no write waits, then leaves it idle. When a call finds the
+   * store unavailable, the writes waiting for the store fail with it at once: each batch would
+   * otherwise wait out its own timeout after this one's.
+   */
+  async function drain(store: string, scope: CursorScope, batch: Queued<W, R>[]): Promise<void> {
+    for (let next = batch; next.length > 0; ) {
+      const unavailable = await settle(scope, next);
+      const queue = waiting.get(store) ?? [];
+      if (unavailable !== undefined) {
+        for (const queued of queue.splice(0)) queued.reject(unavailable);
+      }
+      next = queue.splice(0, MAX_BATCH);
+    }
+    waiting.delete(store);
+  }
+
+  return {
+    write: (write: W) =>
+      new Promise<R>((resolve, reject) => {
+        const { orgId, kind, ownerId } = write.scope;
+        const store = JSON.stringify([orgId, kind, ownerId]);
+        const queued = { write, resolve, reject };
+        const queue = waiting.get(store);
+        if (queue) {
+          queue.push(queued);
+          return;
+        }
+        waiting.set(store, []);
+        void drain(store, { orgId, kind, ownerId }, [queued]);
+      }),
+  };
 }
 
 /**
@@ -48,10 +134,9 @@ interface Queued {
  * the one statement of its transaction: the store's lock is taken inside the call and held for
  * that round trip and the commit. (The transaction is explicit, BEGIN a round trip before the
  * lock, so that a connection cut before the COMMIT leaves nothing written: a statement run on
- * its own would commit on the server whatever became of its client.) Adds to one store are
- * batched: while a call for the store is in flight, the adds that come queue, and the next
- * call takes them all (the first add of an idle store goes at once). A call aborted for a
- * conflict runs again (Database.write): an aborted transaction applied nothing.
+ * its own would commit on the server whatever became of its client.) Adds, and updates, to one
+ * store are batched (createStoreBatches; updates by migration 2026-11-25T03). A call aborted
+ * for a conflict runs again (Database.write): an aborted transaction applied nothing.
  */
 export function createPostgresWrites(deps: { readonly database: Database }): MemoryWrites {
   const { database } = deps;
@@ -69,25 +154,27 @@ export function createPostgresWrites(deps: { readonly database: Database }): Mem
       .select(['created', 'id', 'content', 'category', 'created_at', 'updated_at']),
   );
   type UpdateParams = CursorScope & {
-    memoryId: string;
-    content: string | null;
-    foldKey: string | null;
-    terms: string | null;
-    setCategory: boolean;
-    category: string | null;
-    expectedUpdatedAt: number | null;
-    at: number;
-    audit: object | null;
+    memoryIds: string[];
+    contents: (string | null)[];
+    foldKeys: (string | null)[];
+    terms: (string | null)[];
+    setCategories: boolean[];
+    categories: (string | null)[];
+    expectedUpdatedAts: (number | null)[];
+    ats: number[];
+    audits: (object | null)[];
   };
-  const updateMemory = prepareQuery((p: UpdateParams) =>
+  const updateMemories = prepareQuery((p: UpdateParams) =>
     db
       .selectFrom(
         sql<
           WrittenMemory & { outcome: UpdateResult['outcome']; new_content: boolean | null }
-        >`mnemo_update_memory(${p.orgId}, ${p.kind}, ${p.ownerId}, ${p.memoryId},
-          ${p.content}, ${p.foldKey}, ${p.terms}, ${p.setCategory}, ${p.category},
-          cast(${p.expectedUpdatedAt} as bigint), cast(${p.at} as bigint),
-          cast(${p.audit} as jsonb))`.as('updated'),
+        >`mnemo_update_memories(${p.orgId}, ${p.kind}, ${p.ownerId},
+          cast(${p.memoryIds} as text[]), cast(${p.contents} as text[]),
+          cast(${p.foldKeys} as text[]), cast(${p.terms} as text[]),
+          cast(${p.setCategories} as boolean[]), cast(${p.categories} as text[]),
+          cast(${p.expectedUpdatedAts} as bigint[]), cast(${p.ats} as bigint[]),
+          cast(${p.audits} as jsonb[]))`.as('updated'),
       )
       .select(['outcome', 'id', 'content', 'category', 'created_at', 'updated_at', 'new_content']),
   );
@@ -102,15 +189,10 @@ export function createPostgresWrites(deps: { readonly database: Database }): Mem
   );
 
   /** One call for adds of one store: one answer each, in order, or the call's error. */
-  async function addAll(writes: readonly AddWrite[]): Promise<AddResult[]> {
-    const [first] = writes;
-    if (!first) return [];
-    const { orgId, kind, ownerId } = first.scope;
+  async function addAll(scope: CursorScope, writes: readonly AddWrite[]): Promise<AddResult[]> {
     const rows = await database.write((trx) =>
       addMemories.rows(trx, {
-        orgId,
-        kind,
-        ownerId,
+        ...scope,
         ids: writes.map((w) => w.id),
         contributors: writes.map((w) => w.contributorId),
         contents: writes.map((w) => w.content),
@@ -121,90 +203,46 @@ export function createPostgresWrites(deps: { readonly database: Database }): Mem
         audits: writes.map((w) => auditRow(w.audit) ?? null),
       }),
     );
-    if (rows.length !== writes.length) {
-      throw new Error(`mnemo_add_memories answered ${rows.length} rows for ${writes.length} adds`);
-    }
     return rows.map(({ created, id, content, category, created_at, updated_at }) => ({
       created,
       memory: { id, content, category, created_at, updated_at },
     }));
   }
 
-  /**
-   * Settles every add of the batch. A failure the store as a whole answers (unreachable, too
-   * slow) is every add's own; any other may be one add's (a contributor gone, say): each runs
-   * again alone, in order, so that the others are written and each caller gets its own answer.
-   */
-  async function settle(batch: readonly Queued[]): Promise<void> {
-    try {
-      const results = await addAll(batch.map((queued) => queued.write));
-      for (const [i, queued] of batch.entries()) queued.resolve(results[i] as AddResult);
-    } catch (error) {
-      if (batch.length === 1 || isStoreUnavailable(error)) {
-        for (const queued of batch) queued.reject(error);
-        return;
-      }
-      for (const queued of batch) {
-        try {
-          const [result] = await addAll([queued.write]);
-          queued.resolve(result as AddResult);
-        } catch (alone) {
-          queued.reject(alone);
-        }
-      }
-    }
-  }
-
-  /** Per store with a call in flight, the adds waiting for the next one. */
-  const waiting = new Map<string, Queued[]>();
-
-  /** Runs calls for the store until no add waits, then leaves it idle. */
-  async function drain(store: string, batch: Queued[]): Promise<void> {
-    for (let next = batch; next.length > 0; ) {
-      await settle(next);
-      next = waiting.get(store)?.splice(0, MAX_BATCH) ?? [];
-    }
-    waiting.delete(store);
-  }
-
-  return {
-    add: (write) =>
-      new Promise<AddResult>((resolve, reject) => {
-        const store = JSON.stringify([write.scope.orgId, write.scope.kind, write.scope.ownerId]);
-        const queued = { write, resolve, reject };
-        const queue = waiting.get(store);
-        if (queue) {
-          queue.push(queued);
-          return;
-        }
-        waiting.set(store, []);
-        void drain(store, [queued]);
+  /** One call for updates of one store: one answer each, in order, or the call's error. */
+  async function updateAll(
+    scope: CursorScope,
+    writes: readonly UpdateWrite[],
+  ): Promise<UpdateResult[]> {
+    const rows = await database.write((trx) =>
+      updateMemories.rows(trx, {
+        ...scope,
+        memoryIds: writes.map((w) => w.memoryId),
+        contents: writes.map((w) => w.content?.text ?? null),
+        foldKeys: writes.map((w) => w.content?.foldKey ?? null),
+        terms: writes.map((w) => (w.content ? indexTerms(w.content.text) : null)),
+        setCategories: writes.map((w) => w.category !== undefined),
+        categories: writes.map((w) => w.category?.value ?? null),
+        expectedUpdatedAts: writes.map((w) => w.expectedUpdatedAt ?? null),
+        ats: writes.map((w) => w.at),
+        audits: writes.map((w) => auditRow(w.audit) ?? null),
       }),
-
-    async update(write) {
-      const { orgId, kind, ownerId } = write.scope;
-      const row = await database.write((trx) =>
-        updateMemory.first(trx, {
-          orgId,
-          kind,
-          ownerId,
-          memoryId: write.memoryId,
-          content: write.content?.text ?? null,
-          foldKey: write.content?.foldKey ?? null,
-          terms: write.content ? indexTerms(write.content.text) : null,
-          setCategory: write.category !== undefined,
-          category: write.category?.value ?? null,
-          expectedUpdatedAt: write.expectedUpdatedAt ?? null,
-          at: write.at,
-          audit: auditRow(write.audit) ?? null,
-        }),
-      );
-      if (!row || row.outcome === 'gone') return { outcome: 'gone' };
+    );
+    return rows.map((row): UpdateResult => {
+      if (row.outcome === 'gone') return { outcome: 'gone' };
       const { id, content, category, created_at, updated_at } = row;
       const memory = { id, content, category, created_at, updated_at };
       if (row.outcome === 'conflict') return { outcome: 'conflict', memory };
       return { outcome: 'updated', memory, newContent: row.new_content === true };
-    },
+    });
+  }
+
+  const adds = createStoreBatches('mnemo_add_memories', addAll);
+  const updates = createStoreBatches('mnemo_update_memories', updateAll);
+
+  return {
+    add: adds.write,
+    update: updates.write,
 
     async remove(write) {
       const { orgId, kind, ownerId } = write.scope;
