@@ -1,5 +1,9 @@
-import { describe, expect, test } from 'vitest';
-import { createBatchedRead } from './batched-reads.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { createBatchedRead, createReadTogether } from './batched-reads.ts';
+import { createSqliteReader, openSqliteFile } from './sqlite/node-sqlite-database.ts';
 
 /** A load that records each call's keys and answers them doubled, after `gate` opens. */
 function recordingLoad(fail?: (key: number) => Error | undefined) {
@@ -98,5 +102,61 @@ describe('createBatchedRead', () => {
     ]);
     // The waiting read was never sent: it failed with the store.
     expect(calls).toEqual([[1], [2]]);
+  });
+});
+
+describe('createReadTogether', () => {
+  test('the reads of one turn run together, each with its own answer, in one call of readTogether', async () => {
+    const together: number[][] = [];
+    let reading: number[] | undefined;
+    const database = {
+      readTogether<T>(run: () => T): T {
+        reading = [];
+        const result = run();
+        together.push(reading);
+        reading = undefined;
+        return result;
+      },
+    };
+    const read = createReadTogether(database, async (key: number) => {
+      // Each read runs as it is called: inside readTogether, not after it.
+      if (!reading) throw new Error('read outside readTogether');
+      reading.push(key);
+      return key * 10;
+    });
+    expect(await Promise.all([read(1), read(2), read(3)])).toEqual([10, 20, 30]);
+    expect(await read(4)).toBe(40);
+    expect(together).toEqual([[1, 2, 3], [4]]);
+  });
+});
+
+describe('a SQLite reader: reads together see one snapshot', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemo-read-together-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a commit made between two reads of one readTogether shows in neither, and in the next', async () => {
+    const file = join(dir, 'store.db');
+    const writer = openSqliteFile(file);
+    writer.exec('create table facts (n integer)');
+    writer.exec('insert into facts values (1)');
+    const reader = createSqliteReader(openSqliteFile(file, { readOnly: true }));
+    const count = () =>
+      reader.executeQuery<{ n: number }>({
+        sql: 'select count(*) as n from facts',
+        parameters: [],
+        query: undefined as never,
+        queryId: undefined as never,
+      });
+    const [before, after] = await Promise.all(
+      reader.together(() => {
+        const first = count();
+        writer.exec('insert into facts values (2)');
+        return [first, count()];
+      }),
+    );
+    expect(before?.rows).toEqual([{ n: 1 }]);
+    expect(after?.rows).toEqual([{ n: 1 }]);
+    expect((await count()).rows).toEqual([{ n: 2 }]);
+    writer.close();
   });
 });

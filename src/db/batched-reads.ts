@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { type AliasedRawBuilder, sql } from 'kysely';
 import { isStoreUnavailable } from './availability.ts';
+import type { Database } from './database.ts';
 
 /**
  * Statements of one batched read running at once, at most. A batch waits for a turn: under
@@ -72,6 +73,22 @@ export function createBatchedRead<K, V>(load: (keys: readonly K[]) => Promise<V[
     },
   );
   return (key: K): Promise<V> => loader.load(key);
+}
+
+/**
+ * Point reads of many requests in one read of the store, for SQLite, where a statement is a call
+ * inside the process but each statement alone takes and drops the file's locks: the reads that
+ * come in one turn of the event loop run together (Database.readTogether), each its own
+ * statement (`readOne`, which must run its statement as it is called), in one snapshot. Their
+ * answers then go out together too, and wake a client once for all of them.
+ */
+export function createReadTogether<K, V>(
+  database: Pick<Database, 'readTogether'>,
+  readOne: (key: K) => Promise<V>,
+) {
+  return createBatchedRead<K, V>((keys) =>
+    Promise.all(database.readTogether(() => keys.map(readOne))),
+  );
 }
 
 /**

@@ -28,6 +28,13 @@ export interface Database {
    */
   readonly reader: QueryRunner;
   /**
+   * Runs `run`, whose reads on `reader` start at once (each statement run as it is called), as
+   * one read: on SQLite in one read transaction, so that they see one snapshot and the file's
+   * locks are taken once for all of them instead of once each; on PostgreSQL as they come (a
+   * statement is a round trip there: reads go together in one statement instead).
+   */
+  readTogether<T>(run: () => T): T;
+  /**
    * Runs `job` in a write transaction and settles once it committed and is on disk: the way to
    * write anything that is acknowledged. On SQLite, concurrent jobs share a commit (see
    * group-commit.ts); on PostgreSQL each job is its own transaction, run again when the server
@@ -85,6 +92,7 @@ function createSqlite(path: string): Database {
   });
   // Opened after the writer: it has put the file in WAL mode and created its side files.
   const readerConnection = openSqliteFile(file, { readOnly: true });
+  const reader = createSqliteReader(readerConnection);
   // Commits are synced beside the event loop (durability.ts), not inside COMMIT, which would
   // stop every request for the length of an fsync.
   const wal = createWalSync(file);
@@ -93,7 +101,8 @@ function createSqlite(path: string): Database {
   return {
     db,
     dialect: 'sqlite',
-    reader: createSqliteReader(readerConnection),
+    reader,
+    readTogether: (run) => reader.together(run),
     write,
     durable: () => durability.pending(),
     sync: () => wal.sync(),
@@ -160,6 +169,7 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
     db,
     dialect: 'postgres',
     reader: db,
+    readTogether: (run) => run(),
     write: (job) => retryOnConflict(() => db.transaction().execute(job)),
     durable: () => undefined,
     sync: async () => {},

@@ -1,6 +1,6 @@
 import { type Expression, sql } from 'kysely';
 import type { ReadAlong } from '../auth/authenticate.ts';
-import { byOrdinal, createBatchedRead, keyRows } from '../db/batched-reads.ts';
+import { byOrdinal, createBatchedRead, createReadTogether, keyRows } from '../db/batched-reads.ts';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { ProjectAccess } from '../db/tables.ts';
@@ -31,9 +31,9 @@ const MEMORY_COLUMNS = [...SHOWN, 'scope_kind', 'scope_owner_id'] as const;
  * context (orgs.repository.ts, `callerContextQuery`): GET one's memory, as `findReachable` with
  * the caller as target; the list's store counter. One statement where two would be.
  *
- * On PostgreSQL the reads of concurrent requests also go together (db/batched-reads.ts): one
- * statement over the list of their keys, each key's row joined laterally. On SQLite, in the
- * process, each is a statement of its own.
+ * The reads of concurrent requests also go together (db/batched-reads.ts). On PostgreSQL in one
+ * statement over the list of their keys, each key's row joined laterally; on SQLite, in the
+ * process, each is a statement of its own, all in one read transaction.
  */
 export function createOwnStoreReads(database: Database, readAccess: readonly ProjectAccess[]) {
   const { db, reader } = database;
@@ -104,8 +104,12 @@ export function createOwnStoreReads(database: Database, readAccess: readonly Pro
     const oneMemory = prepareQuery((p: OwnMemoryKey) => memoryWithCaller(p));
     const oneScope = prepareQuery((p: OwnScopeKey) => scopeWithCaller(p));
     return {
-      memory: async (key: OwnMemoryKey) => toMemory(await oneMemory.first(reader, key)),
-      scope: async (key: OwnScopeKey) => toScope(await oneScope.first(reader, key)),
+      memory: createReadTogether(database, async (key: OwnMemoryKey) =>
+        toMemory(await oneMemory.first(reader, key)),
+      ),
+      scope: createReadTogether(database, async (key: OwnScopeKey) =>
+        toScope(await oneScope.first(reader, key)),
+      ),
     };
   }
 

@@ -1,5 +1,5 @@
 import { type Expression, type Kysely, sql } from 'kysely';
-import { byOrdinal, createBatchedRead, keyRows } from '../db/batched-reads.ts';
+import { byOrdinal, createBatchedRead, createReadTogether, keyRows } from '../db/batched-reads.ts';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { MemberRole, OrganizationsTable, Tables } from '../db/tables.ts';
@@ -229,18 +229,21 @@ export function toCallerContext(row: {
 /**
  * Reads a caller's context in one organization with one query, compiled once: every request
  * of the platform runs it, and it must read the store each time (a change made by the CLI
- * applies to the next request). On PostgreSQL the reads of concurrent requests go in one
- * statement (db/batched-reads.ts).
+ * applies to the next request). The reads of concurrent requests go together
+ * (db/batched-reads.ts): in one statement on PostgreSQL, in one read transaction on SQLite.
  */
-export function createCallerContextReader(database: Pick<Database, 'db' | 'reader' | 'dialect'>) {
+export function createCallerContextReader(
+  database: Pick<Database, 'db' | 'reader' | 'dialect' | 'readTogether'>,
+) {
   const { db, reader } = database;
   type Key = { readonly userId: string; readonly orgId: string };
   if (database.dialect === 'sqlite') {
     const one = prepareQuery((p: Key) => callerContextQuery(db, p));
-    return async (userId: string, orgId: string): Promise<CallerContext | undefined> => {
-      const row = await one.first(reader, { userId, orgId });
+    const read = createReadTogether(database, async (key: Key) => {
+      const row = await one.first(reader, key);
       return row && toCallerContext(row);
-    };
+    });
+    return (userId: string, orgId: string) => read({ userId, orgId });
   }
   const many = prepareQuery((p: { userIds: string[]; orgIds: string[] }) =>
     db

@@ -38,9 +38,10 @@ function wrap(statement: StatementSync): SqliteStatement {
 /**
  * Runs compiled queries that return rows on a connection of its own. In WAL mode it reads the
  * last committed state: it never waits for the writer's transaction (Kysely's single SQLite
- * connection would queue every read behind it) and never sees a write before it commits.
+ * connection would queue every read behind it) and never sees a write before it commits. Each
+ * statement runs as `executeQuery` is called, not later.
  */
-export function createSqliteReader(db: DatabaseSync): QueryRunner {
+export function createSqliteReader(db: DatabaseSync): SqliteReader {
   const statements = createNodeSqliteDatabase(db);
   return {
     async executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> {
@@ -48,7 +49,23 @@ export function createSqliteReader(db: DatabaseSync): QueryRunner {
       if (!statement.reader) throw new Error(`the reader does not write: ${query.sql}`);
       return { rows: statement.all(query.parameters) as R[] };
     },
+    together(run) {
+      if (db.isTransaction) return run();
+      // A deferred transaction that only reads: one snapshot, and one lock of the file's for
+      // every statement of `run` (each statement alone takes and drops its own).
+      db.exec('begin');
+      try {
+        return run();
+      } finally {
+        db.exec('commit');
+      }
+    },
   };
+}
+
+export interface SqliteReader extends QueryRunner {
+  /** Runs `run` in one read transaction: the statements it runs see one snapshot. */
+  together<T>(run: () => T): T;
 }
 
 export interface OpenOptions {
