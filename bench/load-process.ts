@@ -1,6 +1,7 @@
 /**
  * The load generator's process, started by measure() (load.ts) with an IPC channel: says
- * `GENERATOR_READY`, then runs each Load it is sent with autocannon and answers a LoadReply.
+ * `GENERATOR_READY`, then runs each list of Loads it is sent with autocannon, all at once, and
+ * answers a LoadReply.
  * Apart from the bench's process so that its CPU can be pinned and read apart from everything
  * else; it ends when its parent does.
  *
@@ -14,8 +15,8 @@ import {
   LoadFailed,
   type LoadReply,
   type LoadRequest,
-  type Measurement,
   percentile,
+  type Sampled,
 } from './load.ts';
 import { makeRequest } from './load-sequences.ts';
 
@@ -40,10 +41,10 @@ function toAutocannon({ sequence, headers, ...request }: LoadRequest): Request {
   };
 }
 
-async function run(load: Load): Promise<Measurement> {
+/** One load; its `loadCpuSeconds` is left 0 for `runAll` to fill in. */
+async function run(load: Load): Promise<Sampled> {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
-  const cpuBefore = process.cpuUsage();
   const instance = autocannon({
     url: load.origin,
     connections: load.connections,
@@ -60,7 +61,6 @@ async function run(load: Load): Promise<Measurement> {
     latencies[count++] = ms;
   });
   const result = await instance;
-  const cpu = process.cpuUsage(cpuBefore);
 
   const statusCounts = Object.fromEntries(
     Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]),
@@ -80,17 +80,46 @@ async function run(load: Load): Promise<Measurement> {
     throw new LoadFailed(problems.join('; '));
   }
 
-  const sorted = latencies.subarray(0, count).sort();
+  // A copy of just the responses' times: the reply carries it, not the whole grown buffer.
+  const sorted = latencies.slice(0, count).sort();
   return {
-    responses: result.requests.total,
-    seconds: result.duration,
-    requestsPerSecond: result.requests.total / result.duration,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    statusCounts,
-    unanswered: Math.max(0, result.requests.sent - result.requests.total),
-    loadCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    measurement: {
+      responses: result.requests.total,
+      seconds: result.duration,
+      requestsPerSecond: result.requests.total / result.duration,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      statusCounts,
+      unanswered: Math.max(0, result.requests.sent - result.requests.total),
+      loadCpuSeconds: 0,
+    },
+    latencies: sorted,
   };
+}
+
+/**
+ * Runs `loads` at the same time. This process's CPU meanwhile is all of theirs: each is given
+ * the share of it that its responses are of all the responses.
+ */
+async function runAll(loads: readonly Load[]): Promise<Sampled[]> {
+  const cpuBefore = process.cpuUsage();
+  // Every load to its end before answering, a failed one too: the next list must not start
+  // while connections of this one still send.
+  const settled = await Promise.allSettled(loads.map(run));
+  const cpu = process.cpuUsage(cpuBefore);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  const runs = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const seconds = (cpu.user + cpu.system) / 1e6;
+  const responses = runs.reduce((n, r) => n + r.measurement.responses, 0);
+  return runs.map(({ measurement, latencies }) => ({
+    measurement: {
+      ...measurement,
+      loadCpuSeconds:
+        responses > 0 ? (seconds * measurement.responses) / responses : seconds / runs.length,
+    },
+    latencies,
+  }));
 }
 
 function reply(answer: LoadReply): void {
@@ -99,9 +128,9 @@ function reply(answer: LoadReply): void {
 
 if (import.meta.main) {
   if (!process.send) throw new Error('load-process.ts runs as a child of measure(), with IPC');
-  process.on('message', (load: Load) => {
-    run(load).then(
-      (measurement) => reply({ ok: true, measurement }),
+  process.on('message', (loads: readonly Load[]) => {
+    runAll(loads).then(
+      (runs) => reply({ ok: true, runs }),
       (error: unknown) =>
         reply({
           ok: false,

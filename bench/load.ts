@@ -40,13 +40,63 @@ export interface Measurement {
   readonly loadCpuSeconds: number;
 }
 
+/** A Measurement and the response times it came from, ascending: what `combine` needs. */
+export interface Sampled {
+  readonly measurement: Measurement;
+  readonly latencies: Float64Array;
+}
+
+/**
+ * One Measurement of several. `together`: loads that ran at the same time, against servers side
+ * by side (responses add up over the same seconds). `in turn`: runs of one load one after
+ * another (seconds add up too). The percentiles are of every response time of every part.
+ */
+export function combine(parts: readonly Sampled[], how: 'together' | 'in turn'): Sampled {
+  const latencies = new Float64Array(parts.reduce((n, p) => n + p.latencies.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    latencies.set(part.latencies, at);
+    at += part.latencies.length;
+  }
+  latencies.sort();
+  const measurements = parts.map((p) => p.measurement);
+  const total = (of: (m: Measurement) => number) => measurements.reduce((n, m) => n + of(m), 0);
+  const responses = total((m) => m.responses);
+  const seconds =
+    how === 'in turn'
+      ? total((m) => m.seconds)
+      : Math.max(0, ...measurements.map((m) => m.seconds));
+  const statusCounts: Record<string, number> = {};
+  for (const m of measurements) {
+    for (const [status, count] of Object.entries(m.statusCounts)) {
+      statusCounts[status] = (statusCounts[status] ?? 0) + count;
+    }
+  }
+  return {
+    measurement: {
+      responses,
+      seconds,
+      requestsPerSecond: seconds > 0 ? responses / seconds : 0,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      statusCounts,
+      unanswered: total((m) => m.unanswered),
+      loadCpuSeconds: total((m) => m.loadCpuSeconds),
+    },
+    latencies,
+  };
+}
+
 export class LoadFailed extends Error {
   override readonly name = 'LoadFailed';
 }
 
-/** What the load generator's process answers each Load with. */
+/**
+ * What the load generator's process answers each list of Loads with (run at the same time): a
+ * Sampled of each, in order; the generator's CPU is shared among them by their responses.
+ */
 export type LoadReply =
-  | { readonly ok: true; readonly measurement: Measurement }
+  | { readonly ok: true; readonly runs: readonly Sampled[] }
   /** `loadFailed`: the service answered wrongly (LoadFailed), not the generator. */
   | { readonly ok: false; readonly loadFailed: boolean; readonly message: string };
 
@@ -136,15 +186,16 @@ async function loadGenerator(): Promise<ChildProcess> {
   return generator;
 }
 
-async function runIn(child: ChildProcess, load: Load): Promise<Measurement> {
-  const reply = nextMessage(child, load.seconds * 1000 + REPLY_GRACE_MS, (message) => {
+async function runIn(child: ChildProcess, loads: readonly Load[]): Promise<readonly Sampled[]> {
+  const seconds = Math.max(0, ...loads.map((load) => load.seconds));
+  const reply = nextMessage(child, seconds * 1000 + REPLY_GRACE_MS, (message) => {
     const answer = message as LoadReply;
-    if (answer.ok) return answer.measurement;
+    if (answer.ok) return answer.runs;
     throw answer.loadFailed
       ? new LoadFailed(answer.message)
       : new Error(`load generator: ${answer.message}`);
   });
-  child.send(load);
+  child.send(loads);
   return reply;
 }
 
@@ -155,8 +206,19 @@ async function runIn(child: ChildProcess, load: Load): Promise<Measurement> {
  * error or timeout: numbers from a run that answered errors are not numbers of the service;
  * with another error, starting `load generator:`, when the generator itself failed.
  */
-export function measure(load: Load): Promise<Measurement> {
-  const run = queue.then(async () => runIn(await loadGenerator(), load));
+export async function measure(load: Load): Promise<Measurement> {
+  const [run] = await measureTogether([load]);
+  if (!run) throw new Error('load generator: no answer for the load');
+  return run.measurement;
+}
+
+/**
+ * Sends `loads` at the same time, each with its own connections (to servers side by side), as
+ * `measure` does one; answers each one's Sampled, in order. Fails as `measure` does when any
+ * of them fails.
+ */
+export function measureTogether(loads: readonly Load[]): Promise<readonly Sampled[]> {
+  const run = queue.then(async () => runIn(await loadGenerator(), loads));
   queue = run.catch(() => undefined);
   return run;
 }

@@ -4,7 +4,7 @@ import { FLOOR_KINDS } from './floor.ts';
 import { describeLoadGenerator } from './load.ts';
 import { UNREACHED_RATE_LIMIT } from './processes.ts';
 import { FLOOR_SCENARIOS } from './scenarios.ts';
-import type { CpuShare, LoadOptions, ScenarioResult } from './session.ts';
+import { type CpuShare, type LoadOptions, type ScenarioResult, sliceSeconds } from './session.ts';
 import type { Setup } from './setups.ts';
 import {
   boundText,
@@ -74,18 +74,25 @@ export function formatHeader(
   return [
     ...machineLines(machine),
     ...engines.map((line) => `engine:    ${line}`),
-    `load:      ${describeLoadGenerator()}, loopback, ${load.connections} connections, pipelining 1, ${warmup}measured ${load.seconds} s per scenario`,
+    `load:      ${describeLoadGenerator()}, loopback, ${load.connections} connections, pipelining 1, ${warmup}measured ${load.seconds} s per scenario${slicing(load)}`,
     `processes: every server and floor is a process of its own, ${describePlacement('server')}; ${sharing}`,
     ...setups.map((s) => `setup:     ${s.name}: ${s.notes}`),
-    ...(setups.length > 1
-      ? [
-          'order:     each scenario runs on every setup back to back, the order turning around at each scenario, so a ratio between setups divides runs seconds apart; each setup has its own floors, with as many processes',
-        ]
-      : []),
+    `order:     a scenario runs on every setup together, with the scenarios a target compares it with (its floor; the other pull): their runs are prepared and warmed up one after another, then take turns, a slice each, the order turning around at every turn, so the figures a ratio divides were taken over the same stretch of time; each setup has its own floors, with as many processes; a control runs only the scenarios it is compared on`,
     `server:    log level warn; rate limit on, at ${UNREACHED_RATE_LIMIT.toLocaleString('en-US')} requests a minute per subject: every request counted, none refused`,
     loadAverageLine(machine),
   ].join('\n');
 }
+
+/** `, in 5 slices of 2 s` where a measured run is cut into several. */
+function slicing(load: LoadOptions): string {
+  const slices = sliceSeconds(load.seconds, load.slice);
+  return slices.length > 1
+    ? `, in ${slices.length} slices of ${formatSeconds(load.seconds / slices.length)} s`
+    : '';
+}
+
+const formatSeconds = (seconds: number) =>
+  Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1);
 
 function machineLines(machine: Machine): string[] {
   return [

@@ -53,7 +53,14 @@ import { benchSearch, type SearchOutcome } from './search/run-search.ts';
 import { type LoadOptions, runSetups } from './session.ts';
 import { dropLeftoverStores, SETUPS, type Setup } from './setups.ts';
 import { benchStudio, type StudioOutcome } from './studio/run-studio.ts';
-import { COST_TARGETS, judge, judgeAcross, SETUP_TARGETS } from './targets.ts';
+import {
+  COST_TARGETS,
+  comparedOn,
+  judge,
+  judgeAcross,
+  measuredTogether,
+  SETUP_TARGETS,
+} from './targets.ts';
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -165,6 +172,8 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
       // With 10 closed-loop clients and a 2 ms fsync, adds could not pass 10 / 2 ms = 5,000/s
       // whatever the server did (Little's law).
       connections: { type: 'string', default: '100' },
+      // Setups take turns measuring a scenario, a slice of this many seconds each (session.ts).
+      slice: { type: 'string', default: '2' },
       only: { type: 'string' },
       setups: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -187,6 +196,7 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
       seconds: count('seconds', values.seconds ?? '10', 1),
       warmup: count('warmup', values.warmup ?? '3', 0),
       connections,
+      slice: count('slice', values.slice, 1),
     },
     scenarios,
     setups: scenarios.length === 0 ? [] : selectSetups(values.setups, scenarios, log),
@@ -198,10 +208,15 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
             seconds: count('seconds', values.seconds ?? SEARCH_SECONDS, 1),
             warmup: count('warmup', values.warmup ?? SEARCH_WARMUP, 0),
             connections,
+            // One setup at a time, each run whole: search compares queries, not setups.
+            slice: Number.MAX_SAFE_INTEGER,
           },
           // One process of each engine chosen: search is measured per engine.
           setups: SETUPS.filter(
-            (s) => s.processes === 1 && searchSetups.some((chosen) => chosen.engine === s.engine),
+            (s) =>
+              s.processes === 1 &&
+              !s.control &&
+              searchSetups.some((chosen) => chosen.engine === s.engine),
           ),
         }
       : undefined,
@@ -228,13 +243,16 @@ async function benchMemory(
 ): Promise<MemoryOutcome> {
   out(formatHeader(machine, options.load, options.setups, engines));
   out('');
-  const runs = await runSetups(options.setups, options.scenarios, {
-    load: options.load,
-    dir,
-    profileDir,
-    log,
-  });
-  const reports: SetupReport[] = runs.map((run) => ({ ...run, judgement: judge(run.results) }));
+  const runs = await runSetups(
+    options.setups,
+    measuredTogether(options.scenarios),
+    { load: options.load, dir, profileDir, log },
+    (setup, scenario) => !setup.control || comparedOn(setup.id, scenario.name),
+  );
+  const reports: SetupReport[] = runs.map((run) => ({
+    ...run,
+    judgement: judge(run.results, !run.setup.control),
+  }));
   const across = judgeAcross(reports);
 
   const after = loadAverage();

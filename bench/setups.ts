@@ -29,6 +29,14 @@ export interface Setup {
    * spreads the load generator's connections over them. Its floors run as many processes.
    */
   readonly processes: number;
+  /**
+   * How many servers of each kind run side by side, each of `processes` processes, each with
+   * its own store and port; a load is split evenly among them and sent to all at once. 1 but in
+   * a control: what several servers cost that share nothing.
+   */
+  readonly copies: number;
+  /** A control runs only the scenarios a target between setups compares it on (targets.ts). */
+  readonly control: boolean;
   /** What the output says about how the engine is run. */
   readonly notes: string;
   /**
@@ -52,6 +60,8 @@ const sqliteOneProcess: Setup = {
   short: 'sqlite×1',
   engine: 'sqlite',
   processes: 1,
+  copies: 1,
+  control: false,
   notes:
     'node:sqlite file store, WAL; group commit, each write acknowledged after an fsync that followed its commit',
   probe: async () => undefined,
@@ -171,6 +181,42 @@ export async function dropLeftoverStores(): Promise<void> {
   await Promise.allSettled([...liveDatabases.values()].map((drop) => drop()));
 }
 
+/** What every PostgreSQL setup does alike: probing the server, making stores, reading its CPU. */
+const postgresEngine: Pick<Setup, 'engine' | 'probe' | 'createStore' | 'engineCpu'> = {
+  engine: 'postgres',
+  probe: probePostgres,
+  async createStore(_dir, server) {
+    const admin = postgresAdminUrl();
+    const name = `${DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
+    await onAdmin(admin, `create database ${name}`);
+    // FORCE: a server that did not stop cleanly may leave its connections behind.
+    const drop = async () => {
+      liveDatabases.delete(name);
+      await onAdmin(admin, `drop database if exists ${name} with (force)`);
+    };
+    liveDatabases.set(name, drop);
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      async dispose() {
+        await drop().catch((error) => {
+          process.stderr.write(`bench: could not drop ${name} (${server}): ${String(error)}\n`);
+        });
+      },
+    };
+  },
+  engineCpu() {
+    if (!isLocal(postgresAdminUrl())) return undefined;
+    const groups = namedCpuSeconds('postgres', benchPostgresProcess);
+    return groups && (groups.get('bench') ?? new Map());
+  },
+};
+
+const POSTGRES_NOTES =
+  'a PostgreSQL database of its own per bench server, made from scratch and dropped after; ' +
+  'pg.Pool of 10 per process; VACUUM (ANALYZE) and CHECKPOINT after seeding';
+
 function postgresSetup(processes: number): Setup {
   const plural = processes === 1 ? 'process' : 'processes';
   const spread =
@@ -180,43 +226,43 @@ function postgresSetup(processes: number): Setup {
         "the kernel spreads autocannon's connections over them by a hash of each connection's " +
         'addresses and ports (no balancer process)';
   return {
+    ...postgresEngine,
     id: `postgres-${processes}`,
     name: `postgres, ${processes} ${plural}`,
     short: `pg×${processes}`,
-    engine: 'postgres',
     processes,
+    copies: 1,
+    control: false,
+    notes: `${POSTGRES_NOTES}${spread}`,
+  };
+}
+
+/**
+ * The control of `postgres-<copies>`: as many one-process servers, each on a database of its
+ * own and a port of its own, loaded at once with the connections split evenly. The same
+ * processes on the same cores, sharing no store: what `postgres-<copies>` costs beyond it is what
+ * serving one store from several processes adds.
+ */
+function postgresApart(copies: number): Setup {
+  return {
+    ...postgresEngine,
+    id: `postgres-${copies}-apart`,
+    name: `postgres, ${copies} processes apart`,
+    short: `pg×${copies} apart`,
+    processes: 1,
+    copies,
+    control: true,
     notes:
-      'a PostgreSQL database of its own per bench server, made from scratch and dropped after; ' +
-      `pg.Pool of 10 per process; VACUUM (ANALYZE) and CHECKPOINT after seeding${spread}`,
-    probe: probePostgres,
-    async createStore(_dir, server) {
-      const admin = postgresAdminUrl();
-      const name = `${DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
-      await onAdmin(admin, `create database ${name}`);
-      // FORCE: a server that did not stop cleanly may leave its connections behind.
-      const drop = async () => {
-        liveDatabases.delete(name);
-        await onAdmin(admin, `drop database if exists ${name} with (force)`);
-      };
-      liveDatabases.set(name, drop);
-      const url = new URL(admin);
-      url.pathname = `/${name}`;
-      return {
-        url: url.toString(),
-        async dispose() {
-          await drop().catch((error) => {
-            process.stderr.write(`bench: could not drop ${name} (${server}): ${String(error)}\n`);
-          });
-        },
-      };
-    },
-    engineCpu() {
-      if (!isLocal(postgresAdminUrl())) return undefined;
-      const groups = namedCpuSeconds('postgres', benchPostgresProcess);
-      return groups && (groups.get('bench') ?? new Map());
-    },
+      `${POSTGRES_NOTES}; the control of postgres, ${copies} processes: ${copies} one-process ` +
+      'servers side by side, each on a database and port of its own, the connections split ' +
+      'evenly among them: as many processes on the same cores, sharing nothing',
   };
 }
 
 /** The setups `npm run bench` measures, in the order each scenario runs them. */
-export const SETUPS: readonly Setup[] = [sqliteOneProcess, postgresSetup(1), postgresSetup(2)];
+export const SETUPS: readonly Setup[] = [
+  sqliteOneProcess,
+  postgresSetup(1),
+  postgresSetup(2),
+  postgresApart(2),
+];

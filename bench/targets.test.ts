@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { cpuSecondsBetween, machineCpuSeconds, processCpuSeconds } from './cpu.ts';
 import type { Measurement } from './load.ts';
-import type { FloorTarget, Scenario } from './scenarios.ts';
+import { type FloorTarget, SCENARIOS, type Scenario } from './scenarios.ts';
 import type { ScenarioResult } from './session.ts';
 import {
   boundText,
+  comparedOn,
   judge,
   judgeAcross,
+  measuredTogether,
   SETUP_PAIRS,
   SETUP_TARGETS,
   setupRatio,
@@ -83,6 +85,13 @@ describe('targets against the floors', () => {
     expect(one?.verdict).toBe('miss');
     expect(all?.targets).toEqual(['≥ 0.30× floor']);
     expect(all?.verdict).toBe('pass');
+  });
+
+  it('holds a control to no target of its own', () => {
+    const [one] = judge([ok(getOne, 10_000)], false).scenarios;
+    expect(one?.targets).toEqual([]);
+    expect(one?.verdict).toBe('none');
+    expect(judge([failed('get-one')], false).scenarios[0]?.verdict).toBe('failed');
   });
 
   it('does not judge against a floor that was not measured', () => {
@@ -166,6 +175,7 @@ describe('targets between setups', () => {
       { subject: 'postgres-1', base: 'sqlite-1', measure: 'req/s' },
       { subject: 'postgres-1', base: 'sqlite-1', measure: 'cpu/req' },
       { subject: 'postgres-2', base: 'postgres-1', measure: 'cpu/req' },
+      { subject: 'postgres-2', base: 'postgres-2-apart', measure: 'cpu/req' },
     ]);
     expect(SETUP_TARGETS.map(boundText)).toEqual([
       '≥ 0.50×',
@@ -174,7 +184,32 @@ describe('targets between setups', () => {
       '≤ 1.15×',
       '≤ 1.15×',
       '≤ 1.15×',
+      '≤ 1.15×',
+      '≤ 1.15×',
+      '≤ 1.15×',
     ]);
+  });
+
+  it('measures in turns the scenarios a target compares', () => {
+    expect(measuredTogether(SCENARIOS).map((group) => group.map((s) => s.name))).toEqual([
+      ['floor', 'floor-http', 'get-one', 'list-100'],
+      ['post'],
+      ['patch'],
+      ['pull-1k', 'pull-100k'],
+    ]);
+    const alone = SCENARIOS.filter((s) => ['get-one', 'post'].includes(s.name));
+    expect(measuredTogether(alone).map((group) => group.map((s) => s.name))).toEqual([
+      ['get-one'],
+      ['post'],
+    ]);
+  });
+
+  it('runs a control only on the scenarios a target compares it on', () => {
+    expect(
+      SCENARIOS.filter((s) => comparedOn('postgres-2-apart', s.name)).map((s) => s.name),
+    ).toEqual(['get-one', 'list-100', 'post']);
+    expect(comparedOn('postgres-2', 'patch')).toBe(false);
+    expect(comparedOn('postgres-1', 'get-one')).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { FloorKind } from './floor.ts';
 import type { Measurement } from './load.ts';
-import { FLOOR_SCENARIOS } from './scenarios.ts';
+import { FLOOR_SCENARIOS, type Scenario } from './scenarios.ts';
 import type { ScenarioResult } from './session.ts';
 
 /** The Fastify floor: what `× floor` and the floor-normalised ratios divide by. */
@@ -62,6 +62,14 @@ export type SetupTarget = { readonly scenario: string } & (
   | (SetupPair & { readonly measure: 'cpu/req'; readonly max: number })
 );
 
+/** One target per scenario named. */
+function perScenario(
+  scenarios: readonly string[],
+  target: SetupPair & { readonly measure: 'cpu/req'; readonly max: number },
+): SetupTarget[] {
+  return scenarios.map((scenario) => ({ scenario, ...target }));
+}
+
 export const SETUP_TARGETS: readonly SetupTarget[] = [
   // PostgreSQL over the network stack costs more than a SQLite file in the process; not half
   // the rate, nor twice the CPU, its own processes counted.
@@ -72,16 +80,51 @@ export const SETUP_TARGETS: readonly SetupTarget[] = [
   { scenario: 'post', subject: 'postgres-1', base: 'sqlite-1', measure: 'req/s', min: 0.4 },
   // A second process must not make a request dearer. What it adds in req/s cannot be measured
   // where the load generator, two servers and PostgreSQL share two cores; what it costs can.
-  { scenario: 'get-one', subject: 'postgres-2', base: 'postgres-1', measure: 'cpu/req', max: 1.15 },
-  {
-    scenario: 'list-100',
+  ...perScenario(['get-one', 'list-100', 'post'], {
     subject: 'postgres-2',
     base: 'postgres-1',
     measure: 'cpu/req',
     max: 1.15,
-  },
-  { scenario: 'post', subject: 'postgres-2', base: 'postgres-1', measure: 'cpu/req', max: 1.15 },
+  }),
+  // The same two processes apart, each with a store of its own, are the control: what serving
+  // one store from two processes adds, beyond what two processes on the servers' core cost.
+  ...perScenario(['get-one', 'list-100', 'post'], {
+    subject: 'postgres-2',
+    base: 'postgres-2-apart',
+    measure: 'cpu/req',
+    max: 1.15,
+  }),
 ];
+
+/**
+ * The scenarios in groups measured in turns (session.ts, runSetups): a scenario joins the group
+ * before it when its floor, or the base of its cost target, is in that group, so that the two
+ * figures a target divides were taken over the same stretch of time.
+ */
+export function measuredTogether(scenarios: readonly Scenario[]): Scenario[][] {
+  const groups: Scenario[][] = [];
+  for (const scenario of scenarios) {
+    const bases = new Set([
+      ...(scenario.floorTarget ? [FLOOR_SCENARIOS[scenario.floorTarget.floor]] : []),
+      ...COST_TARGETS.filter((t) => t.subject === scenario.name).map((t) => t.base),
+    ]);
+    const last = groups.at(-1);
+    const joins =
+      last !== undefined &&
+      (last.some((s) => bases.has(s.name)) ||
+        (isFloor(scenario.name) && last.every((s) => isFloor(s.name))));
+    if (joins) last.push(scenario);
+    else groups.push([scenario]);
+  }
+  return groups;
+}
+
+/** Whether a control setup runs `scenario`: only where a target compares it. */
+export function comparedOn(setupId: string, scenario: string): boolean {
+  return SETUP_TARGETS.some(
+    (t) => t.scenario === scenario && (t.subject === setupId || t.base === setupId),
+  );
+}
 
 const samePair = (a: SetupPair, b: SetupPair) =>
   a.subject === b.subject && a.base === b.base && a.measure === b.measure;
@@ -162,8 +205,11 @@ function verdictOf(statuses: readonly Status[]): Verdict {
   return 'pass';
 }
 
-/** Holds every result of one setup to its targets. */
-export function judge(results: readonly ScenarioResult[]): Judgement {
+/**
+ * Holds every result of one setup to its targets. A control (`ownTargets: false`) has none of
+ * its own: it is only what targets between setups compare with.
+ */
+export function judge(results: readonly ScenarioResult[], ownTargets = true): Judgement {
   const floors = perFloor((kind) => measuredOf(results, FLOOR_SCENARIOS[kind]));
   const comparisons: CostComparison[] = [];
   for (const target of COST_TARGETS) {
@@ -184,6 +230,8 @@ export function judge(results: readonly ScenarioResult[]): Judgement {
     }
     const targets: string[] = [];
     const statuses: Status[] = [];
+    if (!ownTargets)
+      return { result, toFloor, targets: [], verdict: outcome.ok ? 'none' : 'failed' };
     if (scenario.floorTarget !== undefined) {
       const { floor, min } = scenario.floorTarget;
       const ratio = toFloor[floor];

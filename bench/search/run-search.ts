@@ -445,21 +445,26 @@ export async function benchSearch(
   const terms = corpusTerms();
   const matches = new Map(SEARCH_QUERIES.map((q) => [q.name, countMatches(terms, q.q)]));
   const session = { dir: options.dir, profileDir: options.profileDir, log };
+  // Each scenario on its own: search compares queries, not setups, nor one query with another.
   const latency = await runSetups(
     options.setups,
     [
       SEARCH_GET_ONE,
       ...SEARCH_QUERIES.map((q) => searchScenario(q, matches.get(q.name) as Matches)),
-    ],
+    ].map((scenario) => [scenario]),
     { ...session, load: { ...options.load, connections: LATENCY_CONNECTIONS } },
   );
   out(formatLatency(latency, matches, options.load));
   out('');
 
-  const adds = await runSetups(options.setups, ADD_SCENARIOS, {
-    ...session,
-    load: options.load,
-  });
+  const adds = await runSetups(
+    options.setups,
+    ADD_SCENARIOS.map((scenario) => [scenario]),
+    {
+      ...session,
+      load: options.load,
+    },
+  );
   const analysisMicros = analysisCost();
   out(formatAdds(adds, options.load, analysisMicros));
 
