@@ -3,6 +3,7 @@
  * the tools (testing/mcp-world.ts, the same scenarios as `mnemo mcp`), and the door's own
  * answers outside MCP: 401, 403, 405, 413, 415 and 429 as `{"error"}`, shared with the API.
  */
+
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
 import { MCP_CREDENTIAL_MESSAGES } from '../auth/mcp-authenticate.ts';
@@ -16,6 +17,7 @@ import {
   type Person,
   withMcpWorld,
 } from '../testing/mcp-world.ts';
+import { clearOfMinuteEnd } from '../testing/rate-window.ts';
 
 const world = withMcpWorld({ MNEMO_CORS_ORIGINS: 'https://studio.example.test' });
 
@@ -265,6 +267,7 @@ describe('the rate limit, shared with the API', () => {
   test('one budget per user: requests to /mcp and to /api count together', async () => {
     const w = limited();
     const ada = await w.person();
+    await clearOfMinuteEnd(20_000);
     // Made through the API: the first of the user's four.
     const { secret } = await apiKey(w, ada);
     const authorization = `Bearer ${secret}`;
@@ -294,6 +297,7 @@ describe('the rate limit, met by an MCP client', () => {
 
   test('a tool call is one request of the budget, and a client sees the 429 as an error', async () => {
     const w = limited();
+    await clearOfMinuteEnd(20_000);
     const { secret } = await apiKey(w, await w.person());
     const client = await connectWithKey(w.url, secret, 'legacy');
     try {

@@ -5,6 +5,7 @@
  * to Redis by itself. Without the variable the suite is skipped, visibly; with it, a Redis that
  * cannot be reached fails the suite.
  */
+
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import fc from 'fast-check';
@@ -12,6 +13,7 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../app.ts';
 import { buildTestApp } from '../testing/build-test-app.ts';
+import { clearOfMinuteEnd } from '../testing/rate-window.ts';
 import { testRedisUrl } from '../testing/test-store.ts';
 import { createSlidingWindowLimiter, type RateDecision, type RateLimiter } from './rate-limit.ts';
 import {
@@ -391,10 +393,8 @@ describe.skipIf(!url)('rate limits in Redis', () => {
           url: '/api/v1/memory',
           headers: { authorization: `Bearer ${user.token}`, 'x-organization-id': orgId },
         });
-      // The apps count on the real clock: not across a minute's end, where the previous
-      // minute's count starts to fade and rounding would let one more through.
-      const toMinuteEnd = MINUTE - (Date.now() % MINUTE);
-      if (toMinuteEnd < 5_000) await sleep(toMinuteEnd + 10);
+      // The apps count on the real clock: 60 requests and the refusals within one minute.
+      await clearOfMinuteEnd(10_000);
       for (let i = 0; i < 60; i++) {
         const res = await get(i % 2 ? second : first.app);
         expect(res.statusCode, `request ${i}`).toBe(200);
