@@ -23,7 +23,10 @@ async function add(userId: string, body: object): Promise<Item> {
 }
 
 const memoryItem = (page: Page, text: string) =>
-  page.getByRole('list', { name: 'Memories' }).getByRole('listitem').filter({ hasText: text });
+  page
+    .getByRole('list', { name: 'Memories', exact: true })
+    .getByRole('listitem')
+    .filter({ hasText: text });
 
 /** A person of their own store, signed in on a fresh page. */
 async function signedIn(path = '/memories', options: { role?: 'owner' | 'member' } = {}) {
@@ -113,13 +116,18 @@ test('category chips count and filter; the text filter; both kept in the URL', a
   expect(await page.getByRole('button', { name: /^All/ }).textContent()).toBe('All 4');
   await page.getByRole('button', { name: /^Goal/ }).click();
   await expect
-    .poll(() => page.getByRole('list', { name: 'Memories' }).getByRole('listitem').count())
+    .poll(() =>
+      page.getByRole('list', { name: 'Memories', exact: true }).getByRole('listitem').count(),
+    )
     .toBe(2);
   expect(new URL(page.url()).searchParams.get('category')).toBe('goal');
   await page.getByRole('searchbox', { name: 'Filter memories' }).fill('rust');
   await expect
     .poll(() =>
-      page.getByRole('list', { name: 'Memories' }).getByRole('listitem').allTextContents(),
+      page
+        .getByRole('list', { name: 'Memories', exact: true })
+        .getByRole('listitem')
+        .allTextContents(),
     )
     .toEqual([expect.stringContaining('Wants to learn Rust')]);
   await page.goBack();
@@ -215,17 +223,22 @@ test('5,000 memories: counted in full, rendered a page at a time, filtered at on
   await t.signIn(page, '/memories', person);
   await page.getByText('5,000 memories').waitFor({ timeout: 20_000 });
   expect(await page.getByRole('button', { name: /^Goal/ }).textContent()).toBe('Goal 1,000');
-  expect(await page.getByRole('list', { name: 'Memories' }).getByRole('listitem').count()).toBe(
-    100,
-  );
+  expect(
+    await page.getByRole('list', { name: 'Memories', exact: true }).getByRole('listitem').count(),
+  ).toBe(100);
   await page.getByRole('button', { name: 'Show 100 more of 4,900' }).click();
   await expect
-    .poll(() => page.getByRole('list', { name: 'Memories' }).getByRole('listitem').count())
+    .poll(() =>
+      page.getByRole('list', { name: 'Memories', exact: true }).getByRole('listitem').count(),
+    )
     .toBe(200);
   await page.getByRole('searchbox', { name: 'Filter memories' }).fill('number 4321');
   await expect
     .poll(() =>
-      page.getByRole('list', { name: 'Memories' }).getByRole('listitem').allTextContents(),
+      page
+        .getByRole('list', { name: 'Memories', exact: true })
+        .getByRole('listitem')
+        .allTextContents(),
     )
     .toEqual([expect.stringContaining('Memory number 4321')]);
 }, 90_000);

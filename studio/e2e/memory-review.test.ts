@@ -73,7 +73,10 @@ const review = (page: Page) => page.getByRole('region', { name: HEADING });
 const proposal = (page: Page, text: string) =>
   review(page).getByRole('listitem').filter({ hasText: text });
 const memoryItem = (page: Page, text: string) =>
-  page.getByRole('list', { name: 'Memories' }).getByRole('listitem').filter({ hasText: text });
+  page
+    .getByRole('list', { name: 'Memories', exact: true })
+    .getByRole('listitem')
+    .filter({ hasText: text });
 
 test('with nothing to review, the page shows no review section', async () => {
   const { person } = await memberWithKey();

@@ -33,7 +33,10 @@ test('a 429 is waited out quietly, and the list goes on updating after it', asyn
     if (response.status() === 429) limited.push(Number(response.headers()['retry-after']));
   });
   await t.signIn(page, '/memories', member);
-  await page.getByRole('list', { name: 'Memories' }).getByText('Was there before').waitFor();
+  await page
+    .getByRole('list', { name: 'Memories', exact: true })
+    .getByText('Was there before')
+    .waitFor();
   await expect.poll(() => limited.length, { timeout: 60_000, interval: 500 }).toBeGreaterThan(0);
   expect(limited[0]).toBeGreaterThanOrEqual(1);
 
@@ -45,7 +48,7 @@ test('a 429 is waited out quietly, and the list goes on updating after it', asyn
   });
   expect(added.status).toBe(201);
   await page
-    .getByRole('list', { name: 'Memories' })
+    .getByRole('list', { name: 'Memories', exact: true })
     .getByText('Arrived after the wait')
     .waitFor({ timeout: 70_000 });
   // Nothing was said about the wait at any time.
