@@ -225,8 +225,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   }
 
   return {
-    /** The list answer as its JSON body: full lists are kept serialized (see list-cache.ts). */
     /**
+     * The list answer as its JSON body: full lists are kept serialized (see list-cache.ts).
      * `ownScope`: the counter of the caller's personal store as `readOwnScopeWithCaller` read
      * it, when the query names no other store: not read again.
      */
