@@ -233,13 +233,17 @@ export function createMemoryRepository(database: Database) {
       .orderBy('version', 'desc')
       .limit(p.limit),
   );
+  // The store's row joined to its changes: one statement, so one snapshot for both. A store
+  // with no change after `version` still gives its row, with no memory on it.
   const changedSince = prepareQuery((p: { scopeId: string; version: number }) =>
     db
-      .selectFrom('memories')
-      .select(SHOWN)
-      .where('scope_id', '=', p.scopeId)
-      .where('version', '>', p.version)
-      .orderBy('version'),
+      .selectFrom('scopes as s')
+      .leftJoin('memories as m', (join) =>
+        join.onRef('m.scope_id', '=', 's.id').on('m.version', '>', p.version),
+      )
+      .select(['s.purged_version', ...SHOWN.map((column) => `m.${column}` as const)])
+      .where('s.id', '=', p.scopeId)
+      .orderBy('m.version'),
   );
 
   const reachableFor = (poolAccess: readonly ProjectAccess[]) =>
@@ -329,9 +333,24 @@ export function createMemoryRepository(database: Database) {
     recentActive: (db: QueryRunner, scopeId: string, limit: number) =>
       recentActive.rows(db, { scopeId, limit }),
 
-    /** Rows changed after `version`, tombstones included, in commit order. */
-    listChangedSince: (db: QueryRunner, scopeId: string, version: number) =>
-      changedSince.rows(db, { scopeId, version }),
+    /**
+     * The store's memories changed after `version`, tombstones included, in commit order, and
+     * how far its tombstones were purged: read in one statement, so a purge cannot fall between
+     * the two and pass unnoticed. Undefined when the store has no row.
+     */
+    async changesSince(
+      db: QueryRunner,
+      scopeId: string,
+      version: number,
+    ): Promise<{ changed: ShownMemory[]; purgedVersion: number } | undefined> {
+      const rows = await changedSince.rows(db, { scopeId, version });
+      const [first] = rows;
+      if (!first) return undefined;
+      const changed = rows.filter(
+        (row): row is (typeof rows)[number] & ShownMemory => row.id !== null,
+      );
+      return { changed, purgedVersion: first.purged_version };
+    },
   };
 }
 

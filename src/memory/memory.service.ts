@@ -266,13 +266,13 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         return answered(body);
       }
       if (since > version) throw expiredCursor();
-      const rows = state ? await repo.listChangedSince(reader, state.id, since) : [];
-      // Read after the rows: a purge that ran in between must not pass unnoticed.
-      const purgedVersion = state ? ((await repo.readScope(reader, scope))?.purgedVersion ?? 0) : 0;
-      if (since < purgedVersion) throw expiredCursor();
+      // The rows with the store's purge mark, read together: a purge since the counter was read
+      // is seen, and answered as an expired cursor.
+      const changes = state ? await repo.changesSince(reader, state.id, since) : undefined;
+      if (since < (changes?.purgedVersion ?? 0)) throw expiredCursor();
       const memories: MemoryItem[] = [];
       const deleted: string[] = [];
-      for (const row of rows) {
+      for (const row of changes?.changed ?? []) {
         if (row.deleted_at === null) memories.push(toMemoryItem(row));
         else deleted.push(row.id);
       }
