@@ -3,13 +3,13 @@
  * (the runs a target compares taking turns, `--slice` seconds each: session.ts) and prints a
  * table of req/s, p50, p99, the ratios to the setup's two floors (bare Fastify, bare node:http)
  * and the ratios between setups (req/s, and CPU per request), all measured in the same run, then
- * where the CPU went, per process and per request. The load generator (autocannon) is a process of its own; on a machine of N ≥ 2
- * CPUs it runs alone on the last one and every server and floor process on the others
- * (taskset; unpinned without it, as the header then says). Then the chat gateway
- * (bench/gateway/): mnemo's /v1/chat/completions against the upstream simulator it fronts and
- * against Portkey's gateway, in the same run. Search
- * (bench/search/) only when asked for: its quality on a labelled set, its latency at 100,000
- * memories and what its index costs an add, on SQLite and PostgreSQL.
+ * where the CPU went, per process and per request. The load generator (autocannon) is a
+ * process of its own; on a machine of N ≥ 2 CPUs it runs alone on the last one and every server
+ * and floor process on the others (taskset; unpinned without it, as the header then says). Then
+ * the chat gateway (bench/gateway/): mnemo's /v1/chat/completions against the upstream
+ * simulator it fronts and against Portkey's gateway, in the same run. Search (bench/search/)
+ * only when asked for: its quality on a labelled set, its latency at 100,000 memories and what
+ * its index costs an add, on SQLite and PostgreSQL.
  *
  *   npm run bench -- [--seconds 10] [--warmup 3] [--connections 100] [--slice 2]
  *                    [--only get-one,post] [--setups sqlite,postgres-2] [--json] [--strict]

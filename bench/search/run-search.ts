@@ -460,10 +460,7 @@ export async function benchSearch(
   const adds = await runSetups(
     options.setups,
     ADD_SCENARIOS.map((scenario) => [scenario]),
-    {
-      ...session,
-      load: options.load,
-    },
+    { ...session, load: options.load },
   );
   const analysisMicros = analysisCost();
   out(formatAdds(adds, options.load, analysisMicros));

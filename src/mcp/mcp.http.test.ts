@@ -3,7 +3,6 @@
  * the tools (testing/mcp-world.ts, the same scenarios as `mnemo mcp`), and the door's own
  * answers outside MCP: 401, 403, 405, 413, 415 and 429 as `{"error"}`, shared with the API.
  */
-
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
 import { MCP_CREDENTIAL_MESSAGES } from '../auth/mcp-authenticate.ts';

@@ -5,7 +5,6 @@
  * to Redis by itself. Without the variable the suite is skipped, visibly; with it, a Redis that
  * cannot be reached fails the suite.
  */
-
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import fc from 'fast-check';
