@@ -8,6 +8,9 @@ import type { Config } from './config.ts';
 import { createStoreProbe, readinessCheck } from './db/availability.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
+import { registerEndUsersRoutes } from './end-users/end-users.routes.ts';
+import { createEndUsersService } from './end-users/end-users.service.ts';
+import { createIdentityErasure } from './erasure/identity-erasure.ts';
 import type { Catalog } from './gateway/catalog.ts';
 import { createCircuitBreaker } from './gateway/circuit-breaker.ts';
 import { createDispatcher } from './gateway/dispatch.ts';
@@ -34,6 +37,7 @@ import { registerMemoryRoutes } from './memory/memory.routes.ts';
 import { createMemoryService, type SemanticSearch } from './memory/memory.service.ts';
 import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createMemoryEmbeddingsRepository } from './memory/memory-embeddings.repository.ts';
+import { createMemoryErasure } from './memory/memory-erasure.ts';
 import { createMemorySearchRepository } from './memory/memory-search.repository.ts';
 import { createPostgresWrites } from './memory/memory-writes.postgres.ts';
 import { createStatementWrites } from './memory/memory-writes.ts';
@@ -313,6 +317,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerCollaboratorsRoutes(app, {
     service: createCollaboratorsService(database),
     authenticate: memberOfProjectInPath,
+  });
+  // Identities that never sign in (end users, apps) are erased with all that is held of them.
+  const erasure = createIdentityErasure({
+    database,
+    memories: createMemoryErasure({ database, repository: memoryRepository, embeddings }),
+    storesErased: (scopeIds) => service.forgetStores(scopeIds),
+  });
+  registerEndUsersRoutes(app, {
+    service: createEndUsersService({ database, erasure }),
+    authenticate: memberOfOrgInPath,
   });
   registerAuditRoutes(app, { database, member: authenticate.member });
   registerUsageRoutes(app, { authenticate, database });

@@ -5,8 +5,8 @@ import type { Database } from '../db/database.ts';
 import { adminSecurity, managementErrors } from '../orgs/orgs.schemas.ts';
 import { requireManager } from '../orgs/roles.ts';
 import { OrganizationHeader } from '../platform/api-schemas.ts';
-import { badRequest } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { parsePageLimit } from '../platform/paging.ts';
 import { pageAudit } from './audit.repository.ts';
 import { type AuditEntry, AuditPage, AuditQuery } from './audit.schemas.ts';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.ts';
@@ -20,15 +20,6 @@ export interface AuditRoutesDeps {
 const URL = '/api/v1/audit';
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 100;
-
-function parseLimit(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_LIMIT;
-  const limit = /^\d{1,3}$/.test(raw) ? Number(raw) : 0;
-  if (limit < 1 || limit > MAX_LIMIT) {
-    throw badRequest(`limit must be an integer from 1 to ${MAX_LIMIT}`);
-  }
-  return limit;
-}
 
 function present(row: Awaited<ReturnType<typeof pageAudit>>[number]): AuditEntry {
   return {
@@ -64,7 +55,7 @@ export function registerAuditRoutes(parent: FastifyInstance, deps: AuditRoutesDe
       },
       async (request): Promise<AuditPage> => {
         requireManager(request.caller, 'read the audit log');
-        const limit = parseLimit(request.query.limit);
+        const limit = parsePageLimit(request.query.limit, DEFAULT_LIMIT, MAX_LIMIT);
         const after =
           request.query.cursor === undefined ? undefined : decodeAuditCursor(request.query.cursor);
         // One more than the page: whether there is a next page, without a count.

@@ -144,7 +144,10 @@ export function admitCaller(
   orgId: string,
   context: CallerContext | undefined,
 ): Caller {
-  if (!context) throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
+  // An erased identity (an app revoked, an end user erased) is no account any more.
+  if (!context || context.status === 'erased') {
+    throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
+  }
   if (context.status !== 'active') throw forbidden(`account is ${context.status}`);
   if (context.role === null) throw forbidden('not a member of this organization');
   return {
@@ -249,7 +252,9 @@ export function createPlatformAuthentication(
     async account(request, reply) {
       const account = await identify(request, reply);
       const status = await findUserStatus(deps.database.db, account.userId);
-      if (status === undefined) throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
+      if (status === undefined || status === 'erased') {
+        throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
+      }
       if (status !== 'active') throw forbidden(`account is ${status}`);
       request.account = account;
     },

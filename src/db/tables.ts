@@ -3,11 +3,67 @@ import type { Generated, Insertable, Selectable } from 'kysely';
 /** Times are milliseconds since the epoch, UTC; ids are UUID strings. */
 export interface UsersTable {
   id: string;
-  email: string;
+  /** Lower-cased; null for end users and apps, who never sign in. */
+  email: string | null;
   name: string | null;
   password_hash: string | null;
-  status: 'active' | 'suspended' | 'banned';
+  /** `erased`: an identity erased with everything it held; its id alone is kept. */
+  status: 'active' | 'suspended' | 'banned' | 'erased';
+  /**
+   * A person signs in; an end user is a person an app remembers, registered under the app's own
+   * id (`end_users`); an app is the service identity of an organization's OAuth client.
+   */
+  kind: Generated<UserKind>;
   created_at: number;
+}
+
+export type UserKind = 'person' | 'end_user' | 'app';
+
+/** An end user's id in the app's own terms: one per organization. */
+export interface EndUsersTable {
+  user_id: string;
+  org_id: string;
+  external_id: string;
+  /** `external_id` and the user's name lower-cased, for prefix search. */
+  external_key: string;
+  name_key: string | null;
+  created_at: number;
+}
+
+/** An invitation to join an organization: only the SHA-256 of its secret is kept. */
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  /** Lower-cased. */
+  email: string;
+  role: MemberRole;
+  secret_hash: string;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  accepted_by: string | null;
+  revoked_at: number | null;
+}
+
+export type AccountLinkPurpose = 'sign-up' | 'password-reset' | 'sign-in';
+
+/**
+ * A single-use secret that does one thing for an account: confirm a sign-up (the account is
+ * made then, from `details`), set a new password, or sign a browser in once after either or
+ * after joining by invitation. Only its SHA-256 is kept.
+ */
+export interface AccountLinksTable {
+  id: string;
+  purpose: AccountLinkPurpose;
+  secret_hash: string;
+  user_id: string | null;
+  email: string | null;
+  /** JSON. */
+  details: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface OrganizationsTable {
@@ -195,6 +251,10 @@ export interface OAuthClientsTable {
   grant_types: string;
   /** The user a client-credentials client acts as. */
   service_user_id: string | null;
+  /** The organization of an app (a client registered by its owners); null: an operator's. */
+  org_id: Generated<string | null>;
+  /** An app's request rate, above the default, given by its owners; null: the default. */
+  rate_limit_per_minute: Generated<number | null>;
   created_at: number;
 }
 
@@ -212,6 +272,8 @@ export interface OAuthRecordsTable {
   /** Milliseconds since the epoch; null: kept until destroyed. */
   expires_at: number | null;
   consumed_at: number | null;
+  /** The account a session, grant or token belongs to: a new password ends them all. */
+  account_id: Generated<string | null>;
 }
 
 /**
@@ -255,6 +317,9 @@ export interface Tables {
   api_keys: ApiKeysTable;
   usage_records: UsageRecordsTable;
   memory_proposals: MemoryProposalsTable;
+  end_users: EndUsersTable;
+  invitations: InvitationsTable;
+  account_links: AccountLinksTable;
 }
 
 /** A memory as the service sees it: its search terms are the repository's to write. */

@@ -77,6 +77,12 @@ export async function revokeApiKey(db: Kysely<Tables>, id: string, at: number): 
   return result.numUpdatedRows > 0n;
 }
 
+/** Deletes every key of a user (an identity erased); returns how many there were. */
+export async function deleteKeysOfUser(db: Kysely<Tables>, userId: string): Promise<number> {
+  const result = await db.deleteFrom('api_keys').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Sets a key's memory settings. */
 export async function setKeyMemory(
   db: Kysely<Tables>,

@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
-import { ApiError, badRequest } from '../platform/errors.ts';
+import { ApiError } from '../platform/errors.ts';
+import { invalidCursor } from '../platform/paging.ts';
 
 /** The memory store a cursor belongs to. */
 export interface CursorScope {
@@ -12,7 +13,6 @@ const FORMAT = 1;
 const MAC_BYTES = 16;
 const LENGTH = 1 + 8 + MAC_BYTES;
 
-export const invalidCursor = () => badRequest('invalid cursor');
 export const expiredCursor = () =>
   new ApiError(
     410,

@@ -9,6 +9,8 @@
 export interface ListCache {
   get(scopeId: string, version: number): string | undefined;
   set(scopeId: string, version: number, body: string): void;
+  /** Drops the store's list: the store was erased. */
+  forget(scopeId: string): void;
 }
 
 export interface ListCacheOptions {
@@ -54,5 +56,6 @@ export function createListCache(options: ListCacheOptions): ListCache {
       entries.set(scopeId, { version, body });
       bytes += size;
     },
+    forget: remove,
   };
 }

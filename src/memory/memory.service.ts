@@ -17,6 +17,7 @@ import {
   memoryNotFound,
   noUpdateFields,
   searchQueryRequired,
+  unknownTargetUser,
 } from './memory.errors.ts';
 import {
   type MemoryRepository,
@@ -35,6 +36,7 @@ import type {
 } from './memory.schemas.ts';
 import type { MemoryTargets, Target } from './memory.targets.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
+import { isErasedContributor } from './memory-erasure.ts';
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
 import type { FoundMemory, MemorySearchRepository } from './memory-search.repository.ts';
 import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
@@ -296,6 +298,17 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return answer;
     },
 
+    /**
+     * Lets go of what this process keeps of stores that were erased (their full lists and
+     * vectors): nothing could reach them any more, but nothing of them should stay either.
+     */
+    forgetStores(scopeIds: readonly string[]): void {
+      for (const scopeId of scopeIds) {
+        fullLists.forget(scopeId);
+        semantic?.vectors.forget(scopeId);
+      }
+    },
+
     /** Refuses as the API would a caller who may not read (or edit) the store. */
     async checkStore(
       caller: Caller,
@@ -386,16 +399,21 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     async add(caller: Caller, body: AddBody): Promise<AddOutcome> {
       checkContent(body.content);
       const { scope, target } = await targets.forAdd(caller, body);
-      const result = await writes.add({
-        scope,
-        id: newRowId(),
-        contributorId: target.userId,
-        content: body.content,
-        foldKey: foldKey(body.content),
-        category: recognizedCategory(body.category),
-        at: now(),
-        audit: auditedAct(caller, target),
-      });
+      const result = await writes
+        .add({
+          scope,
+          id: newRowId(),
+          contributorId: target.userId,
+          content: body.content,
+          foldKey: foldKey(body.content),
+          category: recognizedCategory(body.category),
+          at: now(),
+          audit: auditedAct(caller, target),
+        })
+        .catch((error: unknown) => {
+          // Erased after the checks above and before the write: no member any more.
+          throw isErasedContributor(error) ? unknownTargetUser() : error;
+        });
       if (!result.created) {
         return { created: false, memory: { id: result.memory.id, content: result.memory.content } };
       }

@@ -36,6 +36,8 @@ export interface VectorIndex {
   ): Promise<StoreVectors>;
   /** Vectors of the store's memories were just written (by this process's indexer). */
   vectorsWritten(scopeId: string): void;
+  /** Drops every matrix of the store: the store was erased. */
+  forget(scopeId: string): void;
 }
 
 export interface VectorIndexOptions {
@@ -102,6 +104,13 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
     vectorsWritten(scopeId) {
       for (const [key, matrix] of kept) {
         if (key.startsWith(`${scopeId}\u0000`)) matrix.vectorsArrived = true;
+      }
+    },
+    forget(scopeId) {
+      for (const [key, matrix] of kept) {
+        if (!key.startsWith(`${scopeId}\u0000`)) continue;
+        bytes -= matrix.keptBytes;
+        kept.delete(key);
       }
     },
   };

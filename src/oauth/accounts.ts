@@ -6,7 +6,8 @@ import type { RateLimiter } from '../platform/rate-limit.ts';
 
 export interface Account {
   readonly id: string;
-  readonly email: string;
+  /** Null for an app's service identity, which acts by client credentials alone. */
+  readonly email: string | null;
   readonly name: string | null;
 }
 
@@ -19,6 +20,18 @@ export async function findActiveAccount(
   return user?.status === 'active'
     ? { id: user.id, email: user.email, name: user.name }
     : undefined;
+}
+
+/**
+ * An active person: who signs in and sees the sign-in and consent pages (an end user or an app
+ * never does).
+ */
+export async function findActivePerson(
+  db: Kysely<Tables>,
+  id: string,
+): Promise<(Account & { readonly email: string }) | undefined> {
+  const account = await findActiveAccount(db, id);
+  return account?.email == null ? undefined : { ...account, email: account.email };
 }
 
 export type SignInOutcome =
@@ -78,6 +91,7 @@ export function createSignIn(deps: SignInDeps) {
       await Promise.all([perAccount.hit(accountKey), perAddress.hit(addressKey)]);
       return { ok: false, reason: 'wrong-credentials' };
     }
+    if (user.status === 'erased') return { ok: false, reason: 'wrong-credentials' };
     if (user.status !== 'active') return { ok: false, reason: user.status };
     return { ok: true, userId: user.id };
   };

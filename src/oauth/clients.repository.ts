@@ -52,6 +52,18 @@ export async function insertClient(
     .execute();
 }
 
+/** Deletes the clients that act as this service user; returns how many there were. */
+export async function deleteClientsOfServiceUser(
+  db: Kysely<Tables>,
+  userId: string,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('oauth_clients')
+    .where('service_user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function findClient(db: Kysely<Tables>, id: string): Promise<OAuthClient | undefined> {
   const row = await db
     .selectFrom('oauth_clients')

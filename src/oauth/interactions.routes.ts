@@ -8,7 +8,7 @@ import type { Tables } from '../db/tables.ts';
 import { listUserOrganizations } from '../orgs/orgs.repository.ts';
 import { STORE_RETRY_AFTER_SECONDS } from '../platform/error-handler.ts';
 import { findTextProblem } from '../platform/storable-text.ts';
-import { findActiveAccount, type SignIn } from './accounts.ts';
+import { findActivePerson, type SignIn } from './accounts.ts';
 import { saveConnection } from './connections.repository.ts';
 import { type ClientSource, consentPage, noOrganizationPage } from './pages/consent.page.ts';
 import { errorPage } from './pages/error.page.ts';
@@ -237,7 +237,7 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
           );
         }
         const accountId = details.session?.accountId;
-        const account = accountId ? await findActiveAccount(db, accountId) : undefined;
+        const account = accountId ? await findActivePerson(db, accountId) : undefined;
         if (!account) {
           return finish(request, reply, provider, {
             error: 'access_denied',
@@ -303,7 +303,7 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
         }
         // A connection: the organization chosen must be one of the person's, as of now.
         const accountId = details.session?.accountId;
-        const account = accountId ? await findActiveAccount(db, accountId) : undefined;
+        const account = accountId ? await findActivePerson(db, accountId) : undefined;
         if (!account) {
           return finish(request, reply, provider, {
             error: 'access_denied',

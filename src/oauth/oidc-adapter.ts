@@ -93,6 +93,8 @@ export function createOidcAdapter(
         grant_id: payload.grantId ?? null,
         user_code: payload.userCode ?? null,
         uid: payload.uid ?? null,
+        // Sessions, grants and the tokens of a signed-in person: ended with a new password.
+        account_id: typeof payload.accountId === 'string' ? payload.accountId : null,
         expires_at: expiresAt,
         // A record saved again is the record as given: an earlier consumption goes with it.
         consumed_at: null,

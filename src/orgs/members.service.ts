@@ -58,6 +58,10 @@ async function deleteMember(
 }
 
 export function presentMember(row: MemberRow): Member {
+  // The store holds every person to an email (users_person_email); erased rows are no members.
+  if (row.email === null || row.status === 'erased') {
+    throw new Error(`member ${row.id} is not a person with an email`);
+  }
   return {
     userId: row.id,
     email: row.email,
@@ -92,7 +96,8 @@ export function createMembersService(database: Database) {
   async function targetMember(trx: Kysely<Tables>, caller: Caller, rawId: string) {
     const userId = parseUuid(rawId);
     const member = userId ? await findMember(trx, caller.orgId, userId) : undefined;
-    if (!member) throw memberNotFound();
+    // End users and apps are managed on their own pages, not as the organization's people.
+    if (member?.kind !== 'person') throw memberNotFound();
     return member;
   }
 

@@ -2,7 +2,7 @@ import { type Expression, type Kysely, sql } from 'kysely';
 import { byOrdinal, createBatchedRead, createReadTogether, keyRows } from '../db/batched-reads.ts';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
-import type { MemberRole, OrganizationsTable, Tables } from '../db/tables.ts';
+import type { MemberRole, OrganizationsTable, Tables, UsersTable } from '../db/tables.ts';
 import { byName } from './names.ts';
 
 export type UserOverridePolicy = OrganizationsTable['user_override'];
@@ -95,13 +95,20 @@ function membersQuery(db: Kysely<Tables>, orgId: string) {
   return db
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id', 'u.email', 'u.name', 'u.status', 'm.role', 'm.created_at'])
+    .select(['u.id', 'u.kind', 'u.email', 'u.name', 'u.status', 'm.role', 'm.created_at'])
     .where('m.org_id', '=', orgId);
 }
 
-/** The members of an organization with their accounts, in the order they joined. */
+/**
+ * The people of an organization with their accounts, in the order they joined: its end users
+ * and apps are members too, listed apart (src/end-users/, src/apps/).
+ */
 export async function listMembers(db: Kysely<Tables>, orgId: string) {
-  return membersQuery(db, orgId).orderBy('m.created_at').orderBy('u.id').execute();
+  return membersQuery(db, orgId)
+    .where('u.kind', '=', 'person')
+    .orderBy('m.created_at')
+    .orderBy('u.id')
+    .execute();
 }
 
 export async function findMember(db: Kysely<Tables>, orgId: string, userId: string) {
@@ -180,7 +187,7 @@ export function createMemberRoleReader(database: Pick<Database, 'db' | 'reader'>
 
 /** Everything the platform checks about a caller in one organization, in one query. */
 export interface CallerContext {
-  readonly status: 'active' | 'suspended' | 'banned';
+  readonly status: UsersTable['status'];
   readonly role: MemberRole | null;
   readonly memoryEnabled: boolean | null;
   readonly userOverride: UserOverridePolicy;

@@ -34,6 +34,11 @@ export const UserOverride = Type.Enum(['members', 'admins'], {
   description: 'Who may act for another member: any member, or owners and admins only',
 });
 
+export const UserKind = Type.Enum(['person', 'end_user', 'app'], {
+  description:
+    'person: someone who signs in; end_user: a person an app remembers under its own id; app: the service identity of an app (an OAuth client of the organization)',
+});
+
 export const OrgIdParams = Type.Object({ orgId: Type.String({ description: 'Organization id' }) });
 export const MemberParams = Type.Object({
   orgId: Type.String({ description: 'Organization id' }),
@@ -45,7 +50,7 @@ export const MeResponse = Type.Object(
     user: Type.Object(
       {
         id: Uuid('User id'),
-        email: Type.String(),
+        email: Type.Optional(Type.String({ description: 'Absent for an app, which has none' })),
         name: Type.Optional(Type.String({ description: 'Absent when the user has none' })),
       },
       { additionalProperties: false },

@@ -42,7 +42,7 @@ export function createOrganizationsService(deps: OrganizationsServiceDeps) {
       return {
         user: {
           id: user.id,
-          email: user.email,
+          ...(user.email === null ? {} : { email: user.email }),
           ...(user.name === null ? {} : { name: user.name }),
         },
         organizations: organizations.map(({ id, name, role }) => ({ id, name, role })),

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Tables, UsersTable } from '../db/tables.ts';
+import type { Tables, UserKind, UsersTable } from '../db/tables.ts';
 
 export type AccountStatus = UsersTable['status'];
 
@@ -30,16 +30,70 @@ export async function insertUser(db: Kysely<Tables>, user: NewUser): Promise<voi
     .execute();
 }
 
-/** Returns false when there is no such user. */
+/**
+ * An identity that never signs in: an end user, or an app's service identity. No email, no
+ * password; active.
+ */
+export async function insertIdentity(
+  db: Kysely<Tables>,
+  identity: {
+    readonly id: string;
+    readonly kind: Exclude<UserKind, 'person'>;
+    readonly name: string | null;
+    readonly at: number;
+  },
+): Promise<void> {
+  await db
+    .insertInto('users')
+    .values({
+      id: identity.id,
+      kind: identity.kind,
+      email: null,
+      name: identity.name,
+      password_hash: null,
+      status: 'active',
+      created_at: identity.at,
+    })
+    .execute();
+}
+
+/** Deletes a user row nothing refers to (an identity made in vain in its own transaction). */
+export async function deleteUnreferencedUser(db: Kysely<Tables>, id: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', id).execute();
+}
+
+/** Sets a user's name (null: none). */
+export async function updateUserName(
+  db: Kysely<Tables>,
+  id: string,
+  name: string | null,
+): Promise<void> {
+  await db.updateTable('users').set({ name }).where('id', '=', id).execute();
+}
+
+/**
+ * Keeps only the id of an erased identity (tombstones of project pools still name it as their
+ * contributor, and the audit log as its target): no email, name or password, status `erased`.
+ */
+export async function eraseUserRow(db: Kysely<Tables>, id: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ email: null, name: null, password_hash: null, status: 'erased' })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Returns false when there is no such user (an erased one is none). */
 export async function updateUserStatus(
   db: Kysely<Tables>,
   id: string,
-  status: AccountStatus,
+  status: Exclude<AccountStatus, 'erased'>,
 ): Promise<boolean> {
   const result = await db
     .updateTable('users')
     .set({ status })
     .where('id', '=', id)
+    .where('status', '!=', 'erased')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -87,7 +141,7 @@ export async function findUserIdByEmail(
 export async function findUser(db: Kysely<Tables>, id: string) {
   return db
     .selectFrom('users')
-    .select(['id', 'email', 'name', 'status'])
+    .select(['id', 'kind', 'email', 'name', 'status'])
     .where('id', '=', id)
     .executeTakeFirst();
 }

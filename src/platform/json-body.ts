@@ -107,6 +107,27 @@ export function requireJsonBody(
   done: (error?: Error) => void,
 ): void {
   const type = request.headers['content-type'];
-  const json = type !== undefined && /^application\/json\s*(;|$)/i.test(type);
-  done(json || !WITH_BODY.has(request.method) ? undefined : unsupportedMediaType());
+  done(isJson(type) || !WITH_BODY.has(request.method) ? undefined : unsupportedMediaType());
 }
+
+/**
+ * A preValidation hook for a route whose body is optional (a PUT that may send nothing): 415
+ * when it sends one that does not say it is JSON. Fastify itself refuses a body without any
+ * Content-Type (415), so a request without the header has none, and is validated as `{}`.
+ */
+export function optionalJsonBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
+  const type = request.headers['content-type'];
+  if (type !== undefined && !isJson(type)) {
+    done(unsupportedMediaType());
+    return;
+  }
+  if (request.body === undefined && WITH_BODY.has(request.method)) request.body = {};
+  done();
+}
+
+const isJson = (type: string | undefined) =>
+  type !== undefined && /^application\/json\s*(;|$)/i.test(type);

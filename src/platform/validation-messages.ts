@@ -47,6 +47,8 @@ export function describeValidationError(
       return `${field || where} must be ${params.format === 'uuid' ? 'a UUID' : `a valid ${params.format}`}`;
     case 'minLength':
       return `${field || where} must not be empty`;
+    case 'maxLength':
+      return `${field || where} must be at most ${String(params.limit)} characters`;
     case TEXT_KEYWORD:
       return `${field || where} ${String(params.problem)}`;
     default:

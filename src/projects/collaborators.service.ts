@@ -1,7 +1,7 @@
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
-import type { ProjectAccess } from '../db/tables.ts';
+import type { ProjectAccess, UserKind } from '../db/tables.ts';
 import { findMemberRole } from '../orgs/orgs.repository.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
@@ -19,13 +19,15 @@ const collaboratorNotFound = () => notFound('collaborator not found');
 
 function presentCollaborator(row: {
   id: string;
-  email: string;
+  kind: UserKind;
+  email: string | null;
   name: string | null;
   access: ProjectAccess;
 }): Collaborator {
   return {
     userId: row.id,
-    email: row.email,
+    kind: row.kind,
+    ...(row.email === null ? {} : { email: row.email }),
     ...(row.name === null ? {} : { name: row.name }),
     access: row.access,
   };

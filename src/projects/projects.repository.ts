@@ -169,7 +169,7 @@ export async function listCollaborators(db: Kysely<Tables>, projectId: string) {
   return db
     .selectFrom('project_access as a')
     .innerJoin('users as u', 'u.id', 'a.user_id')
-    .select(['u.id', 'u.email', 'u.name', 'a.access'])
+    .select(['u.id', 'u.kind', 'u.email', 'u.name', 'a.access'])
     .where('a.project_id', '=', projectId)
     .orderBy('a.created_at')
     .orderBy('u.id')

@@ -99,7 +99,7 @@ describe('creating and listing', () => {
     });
     expect(await call(t, o.owner.token, 'PATCH', o.url, { name: 'x'.repeat(201) })).toEqual({
       status: 400,
-      body: { error: 'name is invalid' },
+      body: { error: 'name must be at most 200 characters' },
     });
   });
 });

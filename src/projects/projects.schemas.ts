@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Name, Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
+import { Name, Timestamp, UserKind, Uuid } from '../orgs/orgs.schemas.ts';
 
 export const ProjectAccess = Type.Enum(['viewer', 'editor', 'owner'], {
   description:
@@ -48,7 +48,10 @@ export type ProjectBody = Static<typeof ProjectBody>;
 export const Collaborator = Type.Object(
   {
     userId: Uuid('User id'),
-    email: Type.String(),
+    kind: UserKind,
+    email: Type.Optional(
+      Type.String({ description: 'Absent for end users and apps, who never sign in' }),
+    ),
     name: Type.Optional(Type.String({ description: 'Absent when the user has none' })),
     access: ProjectAccess,
   },

@@ -93,7 +93,7 @@ export interface Fixtures {
   /** A user with a platform credential; a member of `orgId` with `role` when given. */
   user(orgId?: string, role?: MemberRole): Promise<{ id: string; token: string }>;
   member(orgId: string, userId: string, role?: MemberRole): Promise<void>;
-  status(userId: string, status: AccountStatus): Promise<void>;
+  status(userId: string, status: Exclude<AccountStatus, 'erased'>): Promise<void>;
   project(orgId: string, grants?: Record<string, ProjectAccess>): Promise<string>;
   grant(projectId: string, userId: string, access: ProjectAccess): Promise<void>;
   token(userId: string, ttlSeconds?: number): Promise<string>;
