@@ -1,5 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
+import { registerAppsRoutes } from './apps/apps.routes.ts';
+import { createAppsService } from './apps/apps.service.ts';
 import { registerAuditRoutes } from './audit/audit.routes.ts';
 import { createPlatformAuthentication } from './auth/authenticate.ts';
 import { createCredentialVerifier } from './auth/credentials.ts';
@@ -216,6 +218,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     verify,
     rateLimiter,
     failedAuthLimiter,
+    rateLimitCeiling: config.appRateLimitMax,
   });
 
   // The providers and models, and one transport whose pools every call to a provider shares:
@@ -326,6 +329,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerEndUsersRoutes(app, {
     service: createEndUsersService({ database, erasure }),
+    authenticate: memberOfOrgInPath,
+  });
+  registerAppsRoutes(app, {
+    service: createAppsService({
+      database,
+      erasure,
+      rateLimits: {
+        defaultPerMinute: config.rateLimitPerMinute,
+        maxPerMinute: config.appRateLimitMax,
+      },
+    }),
     authenticate: memberOfOrgInPath,
   });
   registerAuditRoutes(app, { database, member: authenticate.member });

@@ -22,6 +22,10 @@ const Env = Type.Object({
   ),
   MNEMO_RATE_LIMIT_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   MNEMO_FAILED_AUTH_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  MNEMO_APP_RATE_LIMIT_MAX: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
+  MNEMO_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  MNEMO_SMTP_FROM: Type.Optional(Type.String({ minLength: 3 })),
+  MNEMO_SIGNUP: Type.Optional(Type.Enum(['closed', 'invite', 'open'])),
   MNEMO_AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MNEMO_AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
@@ -80,6 +84,21 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** Failed authentications per minute per client address; 0 turns it off. */
   readonly failedAuthPerMinute: number;
+  /**
+   * The most requests a minute owners may give an app (its own limit above the default); the
+   * default for everyone else is `rateLimitPerMinute`.
+   */
+  readonly appRateLimitMax: number;
+  /**
+   * Email for invitations, sign-up confirmation and password resets (`smtp://` or `smtps://`,
+   * credentials in the URL); none: no email, the studio shows links to copy.
+   */
+  readonly smtp: { readonly url: string; readonly from: string } | undefined;
+  /**
+   * Who may create an account: nobody but operators (`closed`), people invited to an
+   * organization (`invite`), or anyone, who then owns a new organization (`open`).
+   */
+  readonly signup: 'closed' | 'invite' | 'open';
   readonly outsideIssuer: OutsideIssuer | undefined;
   /** How long past its `exp` a platform credential is still accepted (clock skew), seconds. */
   readonly authClockToleranceSeconds: number;
@@ -191,10 +210,14 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
       : undefined;
   const rateLimitPerMinute = Number(env.MNEMO_RATE_LIMIT_PER_MINUTE ?? '60');
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const publicUrl = env.MNEMO_PUBLIC_URL ?? `http://${urlHost}:${port}`;
+  if (env.MNEMO_SMTP_FROM !== undefined && !env.MNEMO_SMTP_URL) {
+    throw new ConfigError('invalid configuration: MNEMO_SMTP_FROM needs MNEMO_SMTP_URL');
+  }
   return Object.freeze({
     port,
     host,
-    publicUrl: env.MNEMO_PUBLIC_URL ?? `http://${urlHost}:${port}`,
+    publicUrl,
     databaseUrl: env.MNEMO_DATABASE_URL ?? 'sqlite:./data/mnemo.db',
     databasePoolSize: Number(env.MNEMO_DATABASE_POOL_SIZE ?? '10'),
     databaseStatementTimeoutMs: Number(env.MNEMO_DATABASE_STATEMENT_TIMEOUT_MS ?? '5000'),
@@ -206,6 +229,11 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
     // docs/design.md: a rate of 0 turns both limits off (benchmarks).
     failedAuthPerMinute:
       rateLimitPerMinute === 0 ? 0 : Number(env.MNEMO_FAILED_AUTH_PER_MINUTE ?? '100'),
+    appRateLimitMax: Number(env.MNEMO_APP_RATE_LIMIT_MAX ?? '6000'),
+    smtp: env.MNEMO_SMTP_URL
+      ? { url: env.MNEMO_SMTP_URL, from: env.MNEMO_SMTP_FROM ?? defaultSender(publicUrl) }
+      : undefined,
+    signup: env.MNEMO_SIGNUP ?? 'invite',
     outsideIssuer,
     authClockToleranceSeconds: Number(env.MNEMO_AUTH_CLOCK_TOLERANCE_SECONDS ?? '30'),
     accessTokenTtlSeconds: Number(env.MNEMO_ACCESS_TOKEN_TTL_SECONDS ?? '900'),
@@ -232,6 +260,13 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
     },
     logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
   });
+}
+
+/** `mnemo <no-reply@{host of the public URL}>`: what emails come from unless MNEMO_SMTP_FROM says. */
+function defaultSender(publicUrl: string): string {
+  const { hostname } = new URL(publicUrl);
+  const domain = /^[0-9.]+$|:/.test(hostname) ? `[${hostname.replace(/^\[|\]$/g, '')}]` : hostname;
+  return `mnemo <no-reply@${domain}>`;
 }
 
 /**

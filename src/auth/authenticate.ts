@@ -72,6 +72,11 @@ export interface PlatformAuthenticationDeps {
   readonly rateLimiter: RateLimiter | undefined;
   /** Failed authentications per client address; absent when off. */
   readonly failedAuthLimiter: RateLimiter | undefined;
+  /**
+   * The most requests a minute any credential may be given (`MNEMO_APP_RATE_LIMIT_MAX`): an
+   * app's own limit above the default is held to it, as it is now, whatever its token says.
+   */
+  readonly rateLimitCeiling?: number | undefined;
 }
 
 const tooManyRequests = (policy: string, decision: RateDecision, why = '') =>
@@ -98,15 +103,17 @@ export interface RequestLimits {
   authenticated<T>(request: FastifyRequest, check: () => Promise<T>): Promise<T>;
   /**
    * Counts a request of `subject` (issuer and user id: one budget per subject, however many
-   * credentials it holds): 429 past the limit, else the current state on `reply`.
+   * credentials it holds): 429 past the limit, else the current state on `reply`. `granted`:
+   * the subject's own limit, when its credential carries one (an app's).
    */
-  count(subject: string, reply: FastifyReply): Promise<void>;
+  count(subject: string, reply: FastifyReply, granted?: number | undefined): Promise<void>;
 }
 
 export function createRequestLimits(
-  deps: Pick<PlatformAuthenticationDeps, 'rateLimiter' | 'failedAuthLimiter'>,
+  deps: Pick<PlatformAuthenticationDeps, 'rateLimiter' | 'failedAuthLimiter' | 'rateLimitCeiling'>,
 ): RequestLimits {
   const { rateLimiter, failedAuthLimiter } = deps;
+  const ceiling = deps.rateLimitCeiling ?? Number.POSITIVE_INFINITY;
   return {
     async authenticated(request, check) {
       try {
@@ -125,9 +132,10 @@ export function createRequestLimits(
         throw error;
       }
     },
-    async count(subject, reply) {
+    async count(subject, reply, granted) {
       if (!rateLimiter) return;
-      const decision = await rateLimiter.hit(subject);
+      const limit = granted === undefined ? undefined : Math.min(granted, ceiling);
+      const decision = await rateLimiter.hit(subject, limit);
       if (!decision.allowed) throw tooManyRequests('credential', decision);
       reply.headers(rateLimitHeaders('credential', decision));
     },
@@ -200,10 +208,10 @@ export function createPlatformAuthentication(
 
   /** Credential and rate: who the request comes from, counted. */
   async function identify(request: FastifyRequest, reply: FastifyReply) {
-    const { issuer, userId, scopes } = await limits.authenticated(request, () =>
+    const { issuer, userId, scopes, rateLimitPerMinute } = await limits.authenticated(request, () =>
       verify(request.headers.authorization),
     );
-    await limits.count(`${issuer} ${userId}`, reply);
+    await limits.count(`${issuer} ${userId}`, reply, rateLimitPerMinute);
     return { userId, scopes };
   }
 

@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { OutsideIssuer } from '../config.ts';
 import type { Tables } from '../db/tables.ts';
 import { API_KEY_PREFIX } from '../keys/api-key-secret.ts';
-import { builtInIssuer } from '../oauth/platform-credential.ts';
+import { builtInIssuer, RATE_LIMIT_CLAIM } from '../oauth/platform-credential.ts';
 import { importPublicKey, loadTrustedKeys, SIGNING_ALG } from '../oauth/signing-keys.ts';
 import { bearerToken } from '../platform/bearer.ts';
 import {
@@ -33,6 +33,11 @@ export interface Credential {
   readonly scopes: ReadonlySet<string> | undefined;
   /** Every claim of the verified token, for what a resource reads beyond these (`org_id`). */
   readonly claims: Readonly<JWTPayload>;
+  /**
+   * Requests a minute the built-in issuer gave this subject above the default (an app's,
+   * claim `mnemo_rate_limit`); undefined: the default. An outside issuer's claim means nothing.
+   */
+  readonly rateLimitPerMinute: number | undefined;
 }
 
 export interface CredentialVerifierOptions {
@@ -120,11 +125,16 @@ export function createCredentialVerifier(options: CredentialVerifierOptions): Cr
       if (typeof payload.iat === 'number' && payload.iat > now / 1000 + tolerance) {
         throw invalidCredential(M.notYetValid('iat'));
       }
+      const granted = payload[RATE_LIMIT_CLAIM];
       const credential: Credential = {
         issuer: trusted.issuer,
         userId: payload.sub,
         scopes: parseScopes(payload.scope),
         claims: payload,
+        rateLimitPerMinute:
+          trusted.issuer === builtIn.issuer && Number.isSafeInteger(granted) && Number(granted) > 0
+            ? Number(granted)
+            : undefined,
       };
       cache.set(header, credential, (payload.exp as number) * 1000);
       return credential;

@@ -70,14 +70,16 @@ export function createIdentityErasure(deps: ErasureDeps) {
 
   return {
     /**
-     * Erases `userId` (an end user or app of `orgId`, checked by the caller in `trx`'s stead:
-     * `find` runs inside the transaction and answers whether there is anything to erase), on
-     * behalf of `actorId`, recorded as `action`. Undefined when `find` found nothing.
+     * Erases the identity `find` names (an end user or app of `orgId`, found inside the
+     * transaction, so that two erasures cannot both find it), on behalf of `actorId`, recorded
+     * as `action` with `details` (nothing personal) beside the counts. Undefined when `find`
+     * found nothing.
      */
     async erase(request: {
       readonly orgId: string;
       readonly actorId: string;
       readonly action: string;
+      readonly details?: Readonly<Record<string, unknown>>;
       readonly find: (trx: Kysely<Tables>) => Promise<string | undefined>;
     }): Promise<ErasureSummary | undefined> {
       const done = await deps.database.write(async (trx) => {
@@ -89,7 +91,7 @@ export function createIdentityErasure(deps: ErasureDeps) {
           actorId: request.actorId,
           targetId: userId,
           action: request.action,
-          details: { ...erased.summary },
+          details: { ...request.details, ...erased.summary },
         });
         return erased;
       });

@@ -15,9 +15,15 @@ export interface MnemoClientMetadata extends ClientMetadata {
   mnemo_service_user?: string;
   /** mnemo's own applications (the studio, the CLI) rather than an operator's. */
   mnemo_first_party: boolean;
+  /** An app's own request rate a minute, carried by its tokens (`mnemo_rate_limit`). */
+  mnemo_rate_limit?: number;
 }
 
-export const EXTRA_CLIENT_METADATA = ['mnemo_service_user', 'mnemo_first_party'] as const;
+export const EXTRA_CLIENT_METADATA = [
+  'mnemo_service_user',
+  'mnemo_first_party',
+  'mnemo_rate_limit',
+] as const;
 
 const OAUTH_GRANT_TYPE: Record<ClientGrant, string> = {
   authorization_code: 'authorization_code',
@@ -138,6 +144,7 @@ export function clientMetadata(client: OAuthClient): MnemoClientMetadata {
     metadata.client_secret = client.secretHash;
   }
   if (client.serviceUserId !== null) metadata.mnemo_service_user = client.serviceUserId;
+  if (client.rateLimitPerMinute !== null) metadata.mnemo_rate_limit = client.rateLimitPerMinute;
   return metadata;
 }
 

@@ -27,10 +27,15 @@ export interface OAuthClient {
   readonly grants: readonly ClientGrant[];
   /** The user a client_credentials client acts as. */
   readonly serviceUserId: string | null;
+  /** The organization of an app (registered by its owners); null: an operator's client. */
+  readonly orgId: string | null;
+  /** An app's own request rate a minute; null: the default. */
+  readonly rateLimitPerMinute: number | null;
   readonly createdAt: number;
 }
 
-export type NewClient = Omit<OAuthClient, 'createdAt'>;
+export type NewClient = Omit<OAuthClient, 'createdAt' | 'orgId' | 'rateLimitPerMinute'> &
+  Partial<Pick<OAuthClient, 'orgId' | 'rateLimitPerMinute'>>;
 
 export async function insertClient(
   db: Kysely<Tables>,
@@ -47,6 +52,8 @@ export async function insertClient(
       redirect_uris: JSON.stringify(client.redirectUris),
       grant_types: JSON.stringify(client.grants),
       service_user_id: client.serviceUserId,
+      org_id: client.orgId ?? null,
+      rate_limit_per_minute: client.rateLimitPerMinute ?? null,
       created_at: now,
     })
     .execute();
@@ -83,6 +90,8 @@ export async function findClient(db: Kysely<Tables>, id: string): Promise<OAuthC
         : corrupt(row.id, 'grant_types', `holds an unknown grant "${grant}"`),
     ),
     serviceUserId: row.service_user_id,
+    orgId: row.org_id,
+    rateLimitPerMinute: row.rate_limit_per_minute,
     createdAt: row.created_at,
   };
 }

@@ -101,6 +101,8 @@ const client = (overrides: Partial<OAuthClient>): OAuthClient => ({
   redirectUris: [],
   grants: [],
   serviceUserId: null,
+  orgId: null,
+  rateLimitPerMinute: null,
   createdAt: 0,
   ...overrides,
 });

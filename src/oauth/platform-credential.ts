@@ -9,6 +9,9 @@ export function builtInIssuer(publicUrl: string) {
   return { issuer: `${publicUrl}/oauth`, audience: `${publicUrl}/api` } as const;
 }
 
+/** The claim of an app's access token that carries the request rate its owners gave it. */
+export const RATE_LIMIT_CLAIM = 'mnemo_rate_limit';
+
 /**
  * The MCP server as a resource (RFC 8707): the audience of its tokens, and the `resource` of its
  * protected resource metadata (RFC 9728), which is the URL clients connect to.

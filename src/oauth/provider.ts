@@ -32,7 +32,7 @@ import {
   signingOutPage,
   signOutPage,
 } from './pages/sign-out.pages.ts';
-import { builtInIssuer, mcpResource } from './platform-credential.ts';
+import { builtInIssuer, mcpResource, RATE_LIMIT_CLAIM } from './platform-credential.ts';
 import { extendKeyLease, type SigningKey } from './signing-keys.ts';
 
 export interface ProviderOptions {
@@ -340,7 +340,12 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
         async jwt(ctx, token, jwt) {
           // Client credentials speak for the bound service user, not the client. Only here can
           // `sub` change: extraTokenClaims cannot overwrite it.
-          jwt.payload.sub = await subjectOf(ctx, accountOf(token));
+          const account = accountOf(token);
+          jwt.payload.sub = await subjectOf(ctx, account);
+          // An app's own rate, as its owners set it when the token was issued.
+          const rate = (ctx.oidc.client?.metadata() as MnemoClientMetadata | undefined)
+            ?.mnemo_rate_limit;
+          if (!account && rate !== undefined) jwt.payload[RATE_LIMIT_CLAIM] = rate;
           // The provider leaves `scope` out when none was granted, and a token without the
           // claim is read as the spec's full-access credential: say "none" explicitly.
           jwt.payload.scope ??= '';

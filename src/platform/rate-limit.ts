@@ -12,10 +12,13 @@ export interface RateDecision {
 
 /** The seam for where counts live: in this process now, in Redis for several processes. */
 export interface RateLimiter {
-  /** Counts one request for `key` unless it would exceed the limit. */
-  hit(key: string): Promise<RateDecision>;
+  /**
+   * Counts one request for `key` unless it would exceed the limit: the limiter's own, or
+   * `limit` when this key has one of its own (an app given more).
+   */
+  hit(key: string, limit?: number): Promise<RateDecision>;
   /** Tells whether one more request for `key` would be allowed, counting nothing. */
-  peek(key: string): Promise<RateDecision>;
+  peek(key: string, limit?: number): Promise<RateDecision>;
 }
 
 /**
@@ -43,7 +46,6 @@ export interface SlidingWindowOptions {
  * back, so refusals do not extend the wait.
  */
 export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateLimiter {
-  const { limit } = options;
   const windowSeconds = options.windowSeconds ?? 60;
   const windowMs = windowSeconds * 1000;
   const now = options.now ?? Date.now;
@@ -75,13 +77,15 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
   }
 
   function decide(
+    limit: number,
     allowed: boolean,
     previous: number,
     current: number,
     elapsed: number,
   ): RateDecision {
     const remaining = Math.max(0, limit - inWindow(previous, current, elapsed));
-    const waitMs = remaining > 0 ? windowMs - elapsed : msUntilRoom(previous, current, elapsed);
+    const waitMs =
+      remaining > 0 ? windowMs - elapsed : msUntilRoom(limit, previous, current, elapsed);
     return {
       allowed,
       limit,
@@ -96,7 +100,7 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
    * `inWindow(previous, current, e) + 1 <= limit`, in this window or the next. The count only
    * falls as time passes, so every moment after that also lets the request through.
    */
-  function msUntilRoom(previous: number, current: number, elapsed: number): number {
+  function msUntilRoom(limit: number, previous: number, current: number, elapsed: number): number {
     // floor(previous·(window − e − 1)/window) <= limit − current − 1
     //   ⟺ e > window − 1 − (limit − current)·window/previous
     const earliest = (count: number, free: number) =>
@@ -110,20 +114,21 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
   }
 
   return {
-    async hit(key) {
+    async hit(key, limit = options.limit) {
       const { currentKey, previousKey, elapsed } = windowOf(key, now());
       const { previous, current } = await counts(previousKey, consume(counters, currentKey));
       if (inWindow(previous, current, elapsed) <= limit) {
-        return decide(true, previous, current, elapsed);
+        return decide(limit, true, previous, current, elapsed);
       }
       await counters.reward(currentKey, 1);
-      return decide(false, previous, current - 1, elapsed);
+      return decide(limit, false, previous, current - 1, elapsed);
     },
-    async peek(key) {
+    async peek(key, limit = options.limit) {
       const { currentKey, previousKey, elapsed } = windowOf(key, now());
       const read = counters.get(currentKey).then((result) => result?.consumedPoints ?? 0);
       const { previous, current } = await counts(previousKey, read);
-      return decide(inWindow(previous, current + 1, elapsed) <= limit, previous, current, elapsed);
+      const allowed = inWindow(previous, current + 1, elapsed) <= limit;
+      return decide(limit, allowed, previous, current, elapsed);
     },
   };
 }
