@@ -25,6 +25,8 @@ import { createTransport } from './gateway/providers/transport.ts';
 import { registerWebSocketSupport } from './gateway/responses/responses.websocket.routes.ts';
 import { createSealer } from './gateway/sealing.ts';
 import { createSearchEmbedders } from './gateway/search-embedder.ts';
+import { registerInvitationsRoutes } from './invitations/invitations.routes.ts';
+import { createInvitationsService } from './invitations/invitations.service.ts';
 import { createApiKeyAuthenticator } from './keys/api-key-auth.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { createLastUsedRecorder } from './keys/last-used.ts';
@@ -67,6 +69,7 @@ import { noStore, registerErrorHandling, sendStoreUnavailable } from './platform
 import { apiErrorShape, createErrorSurfaces } from './platform/error-surfaces.ts';
 import { registerJsonBodies } from './platform/json-body.ts';
 import { registerLingeringClose } from './platform/lingering-close.ts';
+import { createMailer } from './platform/mailer.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { connectRedisCounters } from './platform/redis-counters.ts';
@@ -331,6 +334,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     service: createEndUsersService({ database, erasure }),
     authenticate: memberOfOrgInPath,
   });
+  // Email (invitations, sign-up, password resets) when the operator configured SMTP.
+  const mailer = createMailer(config.smtp);
+  app.addHook('onClose', () => mailer.close());
+  const invitations = createInvitationsService({
+    database,
+    mailer,
+    publicUrl: config.publicUrl,
+    lifetimeDays: config.invitationDays,
+    log: app.log,
+  });
+  registerInvitationsRoutes(app, { service: invitations, authenticate: memberOfOrgInPath });
   registerAppsRoutes(app, {
     service: createAppsService({
       database,

@@ -26,6 +26,7 @@ const Env = Type.Object({
   MNEMO_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
   MNEMO_SMTP_FROM: Type.Optional(Type.String({ minLength: 3 })),
   MNEMO_SIGNUP: Type.Optional(Type.Enum(['closed', 'invite', 'open'])),
+  MNEMO_INVITATION_DAYS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
   MNEMO_AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   MNEMO_AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MNEMO_AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
@@ -99,6 +100,8 @@ export interface Config {
    * organization (`invite`), or anyone, who then owns a new organization (`open`).
    */
   readonly signup: 'closed' | 'invite' | 'open';
+  /** How many days an invitation's link works. */
+  readonly invitationDays: number;
   readonly outsideIssuer: OutsideIssuer | undefined;
   /** How long past its `exp` a platform credential is still accepted (clock skew), seconds. */
   readonly authClockToleranceSeconds: number;
@@ -234,6 +237,7 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
       ? { url: env.MNEMO_SMTP_URL, from: env.MNEMO_SMTP_FROM ?? defaultSender(publicUrl) }
       : undefined,
     signup: env.MNEMO_SIGNUP ?? 'invite',
+    invitationDays: Number(env.MNEMO_INVITATION_DAYS ?? '7'),
     outsideIssuer,
     authClockToleranceSeconds: Number(env.MNEMO_AUTH_CLOCK_TOLERANCE_SECONDS ?? '30'),
     accessTokenTtlSeconds: Number(env.MNEMO_ACCESS_TOKEN_TTL_SECONDS ?? '900'),

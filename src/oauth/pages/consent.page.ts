@@ -1,5 +1,5 @@
+import { html, type Markup } from '../../platform/html.ts';
 import { buttonForm, errorAlert, invalidIf, submitButton } from './form.ts';
-import { html, type Markup } from './html.ts';
 import { layout } from './layout.ts';
 
 /**

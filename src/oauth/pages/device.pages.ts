@@ -1,5 +1,5 @@
+import { html } from '../../platform/html.ts';
 import { buttonForm, errorAlert, hidden, invalidIf, submitButton } from './form.ts';
-import { html } from './html.ts';
 import { layout } from './layout.ts';
 
 // The device flow's three pages (RFC 8628 §3.3): enter the code, confirm it, done.

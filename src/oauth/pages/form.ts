@@ -1,4 +1,4 @@
-import { html, type Markup } from './html.ts';
+import { html, type Markup } from '../../platform/html.ts';
 
 /** A page shows at most one error, so one fixed id is enough to point fields at it. */
 const ERROR_ID = 'error';

@@ -1,4 +1,4 @@
-import { html } from './html.ts';
+import { html } from '../../platform/html.ts';
 import { layout } from './layout.ts';
 
 /**

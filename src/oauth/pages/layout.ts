@@ -1,4 +1,4 @@
-import { escapeHtml, type Markup, render } from './html.ts';
+import { escapeHtml, type Markup, render } from '../../platform/html.ts';
 
 /*
  * One stylesheet for every page, inline because the pages load nothing from anywhere (the CSP can

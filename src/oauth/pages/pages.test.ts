@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
+import { escapeHtml } from '../../platform/html.ts';
 import { consentPage, noOrganizationPage } from './consent.page.ts';
 import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './device.pages.ts';
 import { errorPage } from './error.page.ts';
 import { homePage } from './home.page.ts';
-import { escapeHtml } from './html.ts';
 import { signInPage } from './sign-in.page.ts';
 import { signedOutPage, signOutPage } from './sign-out.pages.ts';
 

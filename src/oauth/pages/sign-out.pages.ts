@@ -1,5 +1,5 @@
+import { html } from '../../platform/html.ts';
 import { buttonForm, submitButton } from './form.ts';
-import { html } from './html.ts';
 import { layout } from './layout.ts';
 
 /**

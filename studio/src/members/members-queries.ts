@@ -24,6 +24,9 @@ export const ROLES: readonly { value: OrgRole; label: string; allows: string }[]
 
 export const roleLabel = (role: OrgRole) => ROLES.find((r) => r.value === role)?.label ?? role;
 
-/** A person as lists show them: the name, or the email when there is none. */
-export const displayName = (person: { name?: string; email: string }) =>
-  person.name ?? person.email;
+/**
+ * Someone as lists show them: the name, or the email when there is none (an end user or an
+ * app may have neither: then its id).
+ */
+export const displayName = (person: { name?: string; email?: string; userId?: string }) =>
+  person.name ?? person.email ?? person.userId ?? 'someone';
