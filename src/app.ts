@@ -1,5 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
+import { createPasswordReset } from './accounts/password-reset.service.ts';
+import { createSignUp } from './accounts/sign-up.service.ts';
 import { registerAppsRoutes } from './apps/apps.routes.ts';
 import { createAppsService } from './apps/apps.service.ts';
 import { registerAuditRoutes } from './audit/audit.routes.ts';
@@ -139,6 +141,13 @@ const MAX_PARAM_LENGTH = 16 * 1024;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 const SIGN_IN_FAILURES_PER_ACCOUNT = 10;
 const SIGN_IN_FAILURES_PER_ADDRESS = 50;
+
+/**
+ * The forms that make accounts or send email (sign-up, password reset, joining with a new
+ * account) in a quarter of an hour: per address they name, and per client address.
+ */
+const ACCOUNT_FORMS_PER_EMAIL = 5;
+const ACCOUNT_FORMS_PER_CLIENT = 30;
 
 /** Client registrations (RFC 7591) are counted per client address over an hour. */
 const REGISTRATION_WINDOW_SECONDS = 3600;
@@ -448,6 +457,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       perAddress: signInLimiter('failed-sign-in-address', SIGN_IN_FAILURES_PER_ADDRESS),
     }),
     clockToleranceMs: config.authClockToleranceSeconds * 1000,
+    accountPages: {
+      invitations,
+      signUp: createSignUp({
+        database,
+        mailer,
+        mode: config.signup,
+        issuer: `${config.publicUrl}/oauth`,
+        studioUrl: `${config.publicUrl}/studio/`,
+      }),
+      passwordReset: createPasswordReset({
+        database,
+        mailer,
+        issuer: `${config.publicUrl}/oauth`,
+        log: app.log,
+      }),
+      signupMode: config.signup,
+      limits: {
+        perEmail: signInLimiter('account-form-email', ACCOUNT_FORMS_PER_EMAIL),
+        perClient: signInLimiter('account-form-address', ACCOUNT_FORMS_PER_CLIENT),
+      },
+    },
     registrationLimiter:
       config.clientRegistration && config.clientRegistrationsPerHour > 0
         ? createSlidingWindowLimiter({

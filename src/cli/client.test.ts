@@ -76,6 +76,8 @@ describe('admin client create', () => {
       redirect_uris: '["https://app.example/cb"]',
       grant_types: '["authorization_code","refresh_token"]',
       service_user_id: null,
+      org_id: null,
+      rate_limit_per_minute: null,
       created_at: expect.any(Number),
     });
   });
@@ -100,6 +102,8 @@ describe('admin client create', () => {
       redirect_uris: '[]',
       grant_types: '["client_credentials"]',
       service_user_id: serviceUser,
+      org_id: null,
+      rate_limit_per_minute: null,
       created_at: expect.any(Number),
     });
     expect(JSON.stringify(row)).not.toContain(secret.slice('mnemo_cs_'.length));

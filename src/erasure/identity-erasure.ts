@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
+import { endAccountSessions } from '../accounts/account-sessions.ts';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
 import { deleteEndUserRow } from '../end-users/end-users.repository.ts';
 import { deleteKeysOfUser } from '../keys/keys.repository.ts';
 import type { ErasedMemories, MemoryErasure } from '../memory/memory-erasure.ts';
-import { endAccountSessions } from '../oauth/account-sessions.ts';
 import { deleteClientsOfServiceUser } from '../oauth/clients.repository.ts';
 import { deleteMembership } from '../orgs/orgs.repository.ts';
 import { eraseUserRow } from '../orgs/users.repository.ts';

@@ -351,6 +351,8 @@ describe('the store', () => {
     await insertClient(database.db, written, 1_700_000_000_000);
     expect(await findClient(database.db, id)).toStrictEqual({
       ...written,
+      orgId: null,
+      rateLimitPerMinute: null,
       createdAt: 1_700_000_000_000,
     });
     const row = await database.db

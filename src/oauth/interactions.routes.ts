@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { errors, type default as Provider } from 'oidc-provider';
+import { takeSignInTicket, ticketCookie, ticketOf } from '../accounts/sign-in-tickets.ts';
 import { PLATFORM_SCOPES } from '../auth/scopes.ts';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
 import { listUserOrganizations } from '../orgs/orgs.repository.ts';
 import { STORE_RETRY_AFTER_SECONDS } from '../platform/error-handler.ts';
-import { findTextProblem } from '../platform/storable-text.ts';
 import { findActivePerson, type SignIn } from './accounts.ts';
 import { saveConnection } from './connections.repository.ts';
+import { registerPageForms, sendPage } from './page-forms.ts';
 import { type ClientSource, consentPage, noOrganizationPage } from './pages/consent.page.ts';
 import { errorPage } from './pages/error.page.ts';
 import { signInPage } from './pages/sign-in.page.ts';
@@ -26,6 +27,10 @@ export interface InteractionRoutesDeps {
   readonly mcpResource: string;
   readonly signIn: SignIn;
   readonly securityHeaders: Readonly<Record<string, string>>;
+  /** Whether the sign-in page offers "Create an account" (`MNEMO_SIGNUP=open`). */
+  readonly signUpOpen: boolean;
+  /** The path the sign-in ticket cookie is set for (the issuer's), and whether it is Secure. */
+  readonly ticketCookie: { readonly path: string; readonly secure: boolean };
 }
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -64,18 +69,9 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
 
   parent.register(async (app) => {
     // The sign-in form's email is looked up in the store: held to the text rule first.
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string' },
-      (_request, body, done) => {
-        const form = Object.fromEntries(new URLSearchParams(body as string));
-        const bad = findTextProblem(form);
-        if (bad) done(new errors.InvalidRequest(`${bad.path.slice(1)} ${bad.problem}`));
-        else done(null, form);
-      },
-    );
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.headers(deps.securityHeaders);
+    registerPageForms(app, {
+      securityHeaders: deps.securityHeaders,
+      refuse: (message) => new errors.InvalidRequest(message),
     });
     app.setErrorHandler((error: Error, request, reply) => {
       if (isStoreUnavailable(error)) {
@@ -127,6 +123,26 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
       consent: `${pageUrl(uid)}/consent`,
       abort: `${pageUrl(uid)}/abort`,
     });
+
+    /** Where the sign-in page's form and links go. */
+    const signInLinks = (uid: string) => ({
+      action: actions(uid).login,
+      abortAction: actions(uid).abort,
+      forgotUrl: `${deps.issuer}/password-reset`,
+      signUpUrl: deps.signUpOpen ? `${deps.issuer}/sign-up?interaction=${uid}` : undefined,
+    });
+
+    /**
+     * The account of this browser's sign-in ticket (sign-in-tickets.ts), taken; the cookie is
+     * cleared whatever it held. Only an active person is signed in by it.
+     */
+    async function takeTicket(request: FastifyRequest, reply: FastifyReply) {
+      const ticket = ticketOf(request.headers.cookie);
+      if (ticket === undefined) return undefined;
+      reply.header('set-cookie', ticketCookie(undefined, deps.ticketCookie));
+      const userId = await deps.database.write((trx) => takeSignInTicket(trx, ticket));
+      return userId && (await findActivePerson(db, userId))?.id;
+    }
 
     /** The paused interaction this browser holds, checked against the path's uid. */
     async function interaction(
@@ -226,15 +242,10 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
         const client = await describeClient(provider, details);
         const uid = details.uid;
         if (details.prompt.name === 'login') {
-          return sendPage(
-            reply,
-            200,
-            signInPage({
-              action: actions(uid).login,
-              abortAction: actions(uid).abort,
-              clientName: client.name,
-            }),
-          );
+          // Just joined, signed up or set a new password in this browser: signed in by that.
+          const ticketed = await takeTicket(request, reply);
+          if (ticketed) return finish(request, reply, provider, { login: { accountId: ticketed } });
+          return sendPage(reply, 200, signInPage({ ...signInLinks(uid), clientName: client.name }));
         }
         const accountId = details.session?.accountId;
         const account = accountId ? await findActivePerson(db, accountId) : undefined;
@@ -272,13 +283,7 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
           sendPage(
             reply,
             status,
-            signInPage({
-              action: actions(details.uid).login,
-              abortAction: actions(details.uid).abort,
-              clientName: client.name,
-              email,
-              error,
-            }),
+            signInPage({ ...signInLinks(details.uid), clientName: client.name, email, error }),
           );
         if (outcome.reason === 'throttled') {
           const wait = outcome.retryAfterSeconds ?? 60;
@@ -347,10 +352,6 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
       },
     );
   });
-}
-
-function sendPage(reply: FastifyReply, status: number, page: string) {
-  return reply.code(status).type('text/html; charset=utf-8').send(page);
 }
 
 interface ConsentDetails {

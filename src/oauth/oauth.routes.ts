@@ -10,6 +10,7 @@ import { failureOf, noStore } from '../platform/error-handler.ts';
 import { ApiError } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { type RateLimiter, rateLimitHeaders } from '../platform/rate-limit.ts';
+import { type AccountPagesDeps, registerAccountPages } from './account-pages.routes.ts';
 import type { SignIn } from './accounts.ts';
 import { findActiveAccount } from './accounts.ts';
 import { registerInteractionRoutes } from './interactions.routes.ts';
@@ -32,6 +33,11 @@ export interface OAuthRoutesDeps {
   readonly clockToleranceMs: number;
   /** Client registrations per client address; absent: no cap. */
   readonly registrationLimiter?: RateLimiter | undefined;
+  /** Joining by invitation, sign-up and password reset (account-pages.routes.ts). */
+  readonly accountPages: Omit<
+    AccountPagesDeps,
+    'issuer' | 'publicUrl' | 'database' | 'signIn' | 'securityHeaders' | 'ticketCookie'
+  >;
 }
 
 /**
@@ -207,6 +213,8 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     registerMethodNotAllowed(parent, path, ['POST']);
   }
 
+  // The sign-in ticket's cookie goes only to the authorization server's pages.
+  const ticket = { path: `${pathPrefix}/oauth`, secure: origin.protocol === 'https:' };
   registerInteractionRoutes(parent, {
     providers: deps.providers,
     issuer,
@@ -215,6 +223,17 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     mcpResource: mcpResource(publicUrl),
     signIn: deps.signIn,
     securityHeaders: SECURITY_HEADERS,
+    signUpOpen: deps.accountPages.signUp.open,
+    ticketCookie: ticket,
+  });
+  registerAccountPages(parent, {
+    ...deps.accountPages,
+    issuer,
+    publicUrl,
+    database: deps.database,
+    signIn: deps.signIn,
+    securityHeaders: SECURITY_HEADERS,
+    ticketCookie: ticket,
   });
 }
 

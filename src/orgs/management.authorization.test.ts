@@ -265,7 +265,11 @@ const ENDPOINTS: Endpoint[] = [
     name: 'GET /api/v1/projects/{projectId}/collaborators',
     call: (w) => ({ method: 'GET', url: `/api/v1/projects/${w.projectId}/collaborators` }),
     allowed: (w) =>
-      ok({ collaborators: [{ userId: w.target.id, email: w.target.email, access: 'editor' }] }),
+      ok({
+        collaborators: [
+          { userId: w.target.id, kind: 'person', email: w.target.email, access: 'editor' },
+        ],
+      }),
     member: () => NOT_FOUND,
   },
   {
@@ -276,7 +280,14 @@ const ENDPOINTS: Endpoint[] = [
       payload: { access: 'viewer' },
     }),
     allowed: (w) =>
-      ok({ collaborator: { userId: w.member.id, email: w.member.email, access: 'viewer' } }),
+      ok({
+        collaborator: {
+          userId: w.member.id,
+          kind: 'person',
+          email: w.member.email,
+          access: 'viewer',
+        },
+      }),
     member: () => NOT_FOUND,
   },
   {

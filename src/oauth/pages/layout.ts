@@ -24,6 +24,9 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
 input{display:block;width:100%;font:inherit;color:inherit;background:var(--surface);padding:.55rem .7rem;border:1px solid var(--line);border-radius:6px}
 input[aria-invalid="true"]{border:2px solid var(--danger)}
+input[readonly]{background:var(--bg);color:var(--muted)}
+.hint{color:var(--muted);font-size:.9rem;margin:.35rem 0 0}
+.links{margin:1.25rem 0 0;display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;justify-content:space-between}
 button{font:inherit;font-weight:600;min-height:2.75rem;padding:.5rem 1.25rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--on-accent);cursor:pointer}
 button.secondary{background:transparent;color:var(--accent)}
 form button{width:100%}

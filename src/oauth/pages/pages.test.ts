@@ -1,5 +1,20 @@
 import { describe, expect, test } from 'vitest';
 import { escapeHtml } from '../../platform/html.ts';
+import {
+  checkEmailPage,
+  confirmSignUpPage,
+  forgotPasswordPage,
+  invitationGonePage,
+  joinNeedsAccountPage,
+  joinWithAccountPage,
+  joinWithNewAccountPage,
+  linkGonePage,
+  newPasswordPage,
+  resetByOperatorPage,
+  resetSentPage,
+  signUpClosedPage,
+  signUpPage,
+} from './account.pages.ts';
 import { consentPage, noOrganizationPage } from './consent.page.ts';
 import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './device.pages.ts';
 import { errorPage } from './error.page.ts';
@@ -80,10 +95,18 @@ const styleOf = (doc: string) => doc.match(/<style>([\s\S]*?)<\/style>/)?.[1];
  */
 const pages = {
   'sign in': {
-    fields: 5,
+    fields: 7,
     title: 'Sign in',
     render: (v: string) =>
-      signInPage({ action: v, abortAction: v, clientName: v, email: v, error: v }),
+      signInPage({
+        action: v,
+        abortAction: v,
+        clientName: v,
+        forgotUrl: v,
+        signUpUrl: v,
+        email: v,
+        error: v,
+      }),
   },
   consent: {
     fields: 6,
@@ -155,6 +178,74 @@ const pages = {
     fields: 6,
     title: 'Sign in',
     render: (v: string) => homePage({ publicUrl: v }),
+  },
+  'join with a new account': {
+    fields: 9,
+    title: 'Join /oauth/x',
+    render: (v: string) =>
+      joinWithNewAccountPage({ orgName: v, inviter: v, email: v, action: v, name: v, error: v }),
+  },
+  'join with an account': {
+    fields: 9,
+    title: 'Join /oauth/x',
+    render: (v: string) =>
+      joinWithAccountPage({ orgName: v, inviter: v, email: v, action: v, forgotUrl: v, error: v }),
+  },
+  'join needs an account': {
+    fields: 6,
+    title: 'Join /oauth/x',
+    render: (v: string) => joinNeedsAccountPage({ orgName: v, inviter: v, email: v }),
+  },
+  'invitation gone': {
+    fields: 2,
+    title: 'This invitation has already been used',
+    render: (v: string) => invitationGonePage('accepted', { orgName: v, studioUrl: v }),
+  },
+  'sign up': {
+    fields: 6,
+    title: 'Create an account',
+    render: (v: string) =>
+      signUpPage({ name: v, email: v, organization: v, action: v, signInUrl: v, error: v }),
+  },
+  'sign-up closed': {
+    fields: 1,
+    title: 'Sign-up is closed',
+    render: (v: string) => signUpClosedPage({ byInvitation: true, studioUrl: v }),
+  },
+  'check email': {
+    fields: 1,
+    title: 'Check your email',
+    render: (v: string) => checkEmailPage({ email: v }),
+  },
+  'confirm sign-up': {
+    fields: 2,
+    title: 'Confirm your email',
+    render: (v: string) => confirmSignUpPage({ email: v, action: v }),
+  },
+  'forgot password': {
+    fields: 4,
+    title: 'Reset your password',
+    render: (v: string) => forgotPasswordPage({ action: v, signInUrl: v, email: v, error: v }),
+  },
+  'reset by an operator': {
+    fields: 1,
+    title: 'Reset your password',
+    render: (v: string) => resetByOperatorPage({ signInUrl: v }),
+  },
+  'reset sent': {
+    fields: 2,
+    title: 'Check your email',
+    render: (v: string) => resetSentPage({ email: v, signInUrl: v }),
+  },
+  'new password': {
+    fields: 4,
+    title: 'Choose a new password',
+    render: (v: string) => newPasswordPage({ action: v, email: v, error: v }),
+  },
+  'link gone': {
+    fields: 1,
+    title: 'This password reset link has expired',
+    render: (v: string) => linkGonePage('password-reset', 'expired', { retryUrl: v }),
   },
 };
 
@@ -228,8 +319,29 @@ describe('sign in', () => {
   const action = '/oauth/interaction/abc/login';
   const abortAction = '/oauth/interaction/abc/abort';
 
+  test('links to the password reset always, to sign-up only where it is open', () => {
+    const links = (doc: string) =>
+      [...doc.matchAll(/<a href="([^"]*)">([^<]*)<\/a>/g)].map(([, href, label]) => ({
+        href,
+        label,
+      }));
+    const base = { action, abortAction, clientName: 'Acme', forgotUrl: '/oauth/password-reset' };
+    expect(links(signInPage(base))).toEqual([
+      { href: '/oauth/password-reset', label: 'Forgot password?' },
+    ]);
+    expect(links(signInPage({ ...base, signUpUrl: '/oauth/sign-up?interaction=abc' }))).toEqual([
+      { href: '/oauth/password-reset', label: 'Forgot password?' },
+      { href: '/oauth/sign-up?interaction=abc', label: 'Create an account' },
+    ]);
+  });
+
   test('posts email and password, and cancels with a form of its own', () => {
-    const doc = signInPage({ action, abortAction, clientName: 'Acme CLI' });
+    const doc = signInPage({
+      action,
+      abortAction,
+      clientName: 'Acme CLI',
+      forgotUrl: '/oauth/password-reset',
+    });
     expect(doc).toContain('Acme CLI');
     expect(forms(doc)).toEqual([
       {
@@ -259,7 +371,14 @@ describe('sign in', () => {
       'Too many failed sign-ins; try again in 42 s',
       'This account is suspended',
     ]) {
-      const doc = signInPage({ action, abortAction, clientName: 'Acme', email: 'a@b.c', error });
+      const doc = signInPage({
+        action,
+        abortAction,
+        clientName: 'Acme',
+        forgotUrl: '/oauth/password-reset',
+        email: 'a@b.c',
+        error,
+      });
       const alert = tags(doc).find((tag) => tag.attrs.role === 'alert');
       expect(alert?.attrs.id).toBeDefined();
       expect(doc).toContain(`role="alert">${escapeHtml(error)}</p>`);

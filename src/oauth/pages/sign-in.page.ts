@@ -10,6 +10,10 @@ export function signInPage(o: {
   action: string;
   abortAction: string;
   clientName: string;
+  /** The page to reset a forgotten password (which says what to do without email). */
+  forgotUrl: string;
+  /** Where to make an account, when this server lets people sign up. */
+  signUpUrl?: string | undefined;
   email?: string;
   error?: string;
 }): string {
@@ -26,6 +30,7 @@ ${errorAlert(o.error)}
 <input id="password" name="password" type="password" autocomplete="current-password" required${invalid}>
 <div class="actions">${submitButton('Sign in')}</div>
 </form>
+<p class="links"><a href="${o.forgotUrl}">Forgot password?</a>${o.signUpUrl && html`<a href="${o.signUpUrl}">Create an account</a>`}</p>
 <div class="actions">${buttonForm({ action: o.abortAction, button: submitButton('Cancel', { secondary: true }) })}</div>`,
   });
 }

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
+import { updateUserPasswordHash } from '../orgs/users.repository.ts';
+import { retireAccountLinks } from './account-links.repository.ts';
 
 /**
  * Ends everything the authorization server holds for an account: its sessions (every browser
@@ -14,4 +16,22 @@ export async function endAccountSessions(trx: Kysely<Tables>, userId: string): P
     .executeTakeFirst();
   await trx.deleteFrom('oauth_connections').where('user_id', '=', userId).execute();
   return Number(records.numDeletedRows);
+}
+
+/**
+ * Gives an account a new password (its hash): every session and refresh token of the account
+ * ends with the old one, and so do its password reset links not yet used. The one way a
+ * password changes (a reset, the operator's `mnemo admin user set --password-stdin`). False
+ * when there is no such user.
+ */
+export async function replacePassword(
+  trx: Kysely<Tables>,
+  userId: string,
+  passwordHash: string,
+  now = Date.now(),
+): Promise<boolean> {
+  if (!(await updateUserPasswordHash(trx, userId, passwordHash))) return false;
+  await endAccountSessions(trx, userId);
+  await retireAccountLinks(trx, userId, 'password-reset', now);
+  return true;
 }
