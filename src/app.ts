@@ -339,10 +339,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     memories: createMemoryErasure({ database, repository: memoryRepository, embeddings }),
     storesErased: (scopeIds) => service.forgetStores(scopeIds),
   });
-  registerEndUsersRoutes(app, {
-    service: createEndUsersService({ database, erasure }),
-    authenticate: memberOfOrgInPath,
-  });
+  const endUsers = createEndUsersService({ database, erasure });
+  registerEndUsersRoutes(app, { service: endUsers, authenticate: memberOfOrgInPath });
   // Email (invitations, sign-up, password resets) when the operator configured SMTP.
   const mailer = createMailer(config.smtp);
   app.addHook('onClose', () => mailer.close());
@@ -418,6 +416,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         environment: config.env,
         review: config.memoryChat.extraction === 'review',
         log: app.log,
+        findEndUser: endUsers.idOf,
       }),
       config: config.memoryChat,
     },

@@ -143,6 +143,14 @@ export function createEndUsersService(deps: EndUsersServiceDeps) {
       });
     },
 
+    /**
+     * The mnemo id of the end user registered as `externalId` in the organization, for a caller
+     * already admitted there (`x-mnemo-user` of a chat call); undefined for no such end user.
+     */
+    async idOf(orgId: string, externalId: string): Promise<string | undefined> {
+      return (await findEndUser(database.db, orgId, externalId))?.user_id;
+    },
+
     /** The end user with how many memories are held of them (what an erasure deletes). */
     async get(caller: Caller, rawExternalId: string) {
       requireManager(caller, 'read end users');

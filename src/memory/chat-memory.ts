@@ -2,8 +2,9 @@ import type { Caller } from '../auth/authenticate.ts';
 import type { Environment } from '../config.ts';
 import type { KeyHolder } from '../keys/api-key-auth.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
-import { ApiError } from '../platform/errors.ts';
-import { memoryFeatureOff } from './memory.errors.ts';
+import { ApiError, badRequest } from '../platform/errors.ts';
+import { parseUuid } from '../platform/uuid.ts';
+import { memoryFeatureOff, unknownTargetUser } from './memory.errors.ts';
 import { CATEGORIES } from './memory.schemas.ts';
 import type { MemoryService, RecalledMemory } from './memory.service.ts';
 import type { NewProposal, ProposalsService } from './proposals.service.ts';
@@ -33,18 +34,37 @@ export interface ChatMemoryDeps {
   readonly review: boolean;
   /** Where a proposal the store refused is told. */
   readonly log: { warn(details: object, message: string): void };
+  /** The mnemo id of the end user an app registered as `externalId` in the organization. */
+  readonly findEndUser: (orgId: string, externalId: string) => Promise<string | undefined>;
 }
 
 /**
  * A chat call's memory, as the key's owner: the memory service with their rights in the key's
- * organization (read with the key: no further query), so every rule of the API holds.
+ * organization (read with the key: no further query), so every rule of the API holds. With
+ * `user` (`x-mnemo-user`) the owner acts for that end user or member, as the memory API's
+ * `user` does: the organization's override rule, the target a member (400), every act audited.
  */
 export function createChatMemory(deps: ChatMemoryDeps) {
   const { memory } = deps;
 
+  /**
+   * `x-mnemo-user` as a member id: an end user registered under it as their id in the app,
+   * else a member with it as their mnemo id. Whether the caller may act for them, and whether
+   * they are a member at all, the memory service decides as for the API's `user`.
+   */
+  async function target(caller: Caller, value: string): Promise<string> {
+    const endUser = await deps.findEndUser(caller.orgId, value);
+    const userId = endUser ?? parseUuid(value);
+    if (userId === undefined) throw unknownTargetUser();
+    return (await memory.actingFor(caller, userId)).userId;
+  }
+
   return {
     categories: CATEGORIES,
-    async open(holder: KeyHolder, options: { project: string | undefined; learn: boolean }) {
+    async open(
+      holder: KeyHolder,
+      options: { project: string | undefined; user: string | undefined; learn: boolean },
+    ) {
       const caller: Caller = {
         userId: holder.userId,
         orgId: holder.orgId,
@@ -57,16 +77,25 @@ export function createChatMemory(deps: ChatMemoryDeps) {
       if (project !== undefined) {
         await memory.checkStore(caller, { project }, options.learn ? 'edit' : 'read');
       }
-      const stores: { name: StoreName; project?: string }[] =
+      const user = options.user === undefined ? undefined : await target(caller, options.user);
+      // Proposals wait for the review of the member they are for, who must be able to sign in.
+      if (user !== undefined && options.learn && deps.review) throw reviewForOthers();
+      const stores: { name: StoreName; project?: string; user?: string }[] =
         project === undefined
-          ? [{ name: 'user' }]
+          ? [{ name: 'user', ...(user === undefined ? {} : { user }) }]
           : [{ name: 'user' }, { name: 'project', project }];
 
       async function recall(query: string, wholeStoreUpTo: number, limit: number) {
         const found = await Promise.all(
           stores.map(async (store) =>
             (
-              await memory.recall(caller, { project: store.project, query, wholeStoreUpTo, limit })
+              await memory.recall(caller, {
+                project: store.project,
+                user: store.user,
+                query,
+                wholeStoreUpTo,
+                limit,
+              })
             ).map((item) => recalled(item, store.name)),
           ),
         );
@@ -76,7 +105,7 @@ export function createChatMemory(deps: ChatMemoryDeps) {
       async function save(learned: Learned): Promise<boolean> {
         try {
           if (learned.action === 'update' && learned.id !== undefined) {
-            await memory.update(caller, learned.id, undefined, {
+            await memory.update(caller, learned.id, user, {
               content: learned.content,
               category: learned.category,
             });
@@ -85,6 +114,7 @@ export function createChatMemory(deps: ChatMemoryDeps) {
               content: learned.content,
               category: learned.category,
               ...(learned.store === 'project' && project !== undefined ? { project } : {}),
+              ...(user === undefined ? {} : { user }),
             });
           }
           return true;
@@ -128,6 +158,11 @@ export function createChatMemory(deps: ChatMemoryDeps) {
 }
 
 const recalled = (item: RecalledMemory, store: StoreName): Recalled => ({ ...item, store });
+
+const reviewForOthers = () =>
+  badRequest(
+    'memories learned for another user cannot wait for review (MNEMO_MEMORY_EXTRACTION=review): call with x-mnemo-memory: read, or without x-mnemo-user',
+  );
 
 /** Both stores' best first, taken in turns: their scores are not on one scale. */
 function interleave<T>(lists: readonly (readonly T[])[]): T[] {

@@ -309,6 +309,12 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       }
     },
 
+    /**
+     * Whom a request for `user` acts on, refused as the API's `user` is: 403 when the
+     * organization lets only owners and admins act for others, 400 for no member.
+     */
+    actingFor: (caller: Caller, user: string): Promise<Target> => targets.forMember(caller, user),
+
     /** Refuses as the API would a caller who may not read (or edit) the store. */
     async checkStore(
       caller: Caller,
@@ -328,6 +334,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       caller: Caller,
       input: {
         readonly project?: string | undefined;
+        readonly user?: string | undefined;
         readonly query: string;
         readonly wholeStoreUpTo: number;
         readonly limit: number;

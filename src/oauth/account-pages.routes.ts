@@ -103,12 +103,18 @@ export function registerAccountPages(parent: FastifyInstance, deps: AccountPages
       );
     });
 
-    /** A form posted from another site is refused: the pages' own forms send their origin. */
+    /**
+     * A form posted from another site is refused. The pages' policy is `no-referrer` (their
+     * URLs carry secrets), under which a browser sends `Origin: null` even for their own forms:
+     * there, `Sec-Fetch-Site` (set by the browser, never by a page) says where the form was;
+     * without it, a null origin cannot be told from another site's.
+     */
     function sameOrigin(request: FastifyRequest): void {
       const from = request.headers.origin;
       const site = request.headers['sec-fetch-site'];
       if (
-        (from !== undefined && from !== origin) ||
+        (from !== undefined && from !== 'null' && from !== origin) ||
+        (from === 'null' && site === undefined) ||
         (site !== undefined && site !== 'same-origin' && site !== 'none')
       ) {
         throw new ApiError(403, 'forbidden', 'This form can only be sent from its own page.');

@@ -164,13 +164,18 @@ export function createMemoryCalls(deps: MemoryCallsDeps) {
   return {
     /** Refuses, as `prepare` would, a use the store does not allow; recalls nothing. */
     async check(use: MemoryUse, holder: KeyHolder): Promise<void> {
-      await deps.store.open(holder, { project: use.project, learn: use.mode === 'read-write' });
+      await deps.store.open(holder, {
+        project: use.project,
+        user: use.user,
+        learn: use.mode === 'read-write',
+      });
     },
 
     async prepare(use: MemoryUse, holder: KeyHolder, chat: ChatRequest): Promise<MemoryCall> {
       const withProject = use.project !== undefined;
       const session = await deps.store.open(holder, {
         project: use.project,
+        user: use.user,
         learn: use.mode === 'read-write',
       });
       const recalled = await session.recall(recallQuery(chat.messages), {

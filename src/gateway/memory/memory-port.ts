@@ -60,6 +60,11 @@ export interface ChatMemoryStore {
   readonly categories: readonly string[];
   open(
     holder: KeyHolder,
-    options: { readonly project: string | undefined; readonly learn: boolean },
+    options: {
+      readonly project: string | undefined;
+      /** `x-mnemo-user` as sent: another member's or an end user's memories (memory-switch.ts). */
+      readonly user: string | undefined;
+      readonly learn: boolean;
+    },
   ): Promise<ChatMemorySession>;
 }

@@ -5,6 +5,11 @@ import { GatewayError, invalidRequest } from '../openai-errors.ts';
 
 export const MEMORY_HEADER = 'x-mnemo-memory';
 export const PROJECT_HEADER = 'x-mnemo-project';
+/**
+ * Whose memories the call uses instead of the key owner's: an end user's external id or mnemo
+ * id, or a member's id, with the rights and audit of the memory API's `user`.
+ */
+export const USER_HEADER = 'x-mnemo-user';
 /** The answer's list of the memories a call recalled: their ids, comma-separated. */
 export const RECALLED_HEADER = 'x-mnemo-memories';
 
@@ -14,6 +19,8 @@ export interface MemoryUse {
   readonly mode: Exclude<MemoryMode, 'off'>;
   /** The project pool added to the owner's own memories (`x-mnemo-project`). */
   readonly project: string | undefined;
+  /** Whose memories, when not the key owner's (`x-mnemo-user`): as sent, resolved by the store. */
+  readonly user: string | undefined;
 }
 
 /**
@@ -55,5 +62,21 @@ export function memoryUseOf(
       PROJECT_HEADER,
     );
   }
-  return { mode, project: project?.trim() };
+  const user = headers[USER_HEADER];
+  if (user !== undefined && (typeof user !== 'string' || user.trim() === '')) {
+    return invalidRequest(
+      `The ${USER_HEADER} header must be one end user's id (theirs in your app, or mnemo's) or one member's id.`,
+      'invalid_user',
+      USER_HEADER,
+    );
+  }
+  // As the memory API: a store is a user's or a project's, never both.
+  if (user !== undefined && project !== undefined) {
+    return invalidRequest(
+      `The ${USER_HEADER} header cannot be combined with ${PROJECT_HEADER}.`,
+      'user_with_project',
+      USER_HEADER,
+    );
+  }
+  return { mode, project: project?.trim(), user: user?.trim() };
 }
