@@ -8,7 +8,7 @@ import { deleteKeysOfUser } from '../keys/keys.repository.ts';
 import type { ErasedMemories, MemoryErasure } from '../memory/memory-erasure.ts';
 import { deleteClientsOfServiceUser } from '../oauth/clients.repository.ts';
 import { deleteMembership } from '../orgs/orgs.repository.ts';
-import { eraseUserRow } from '../orgs/users.repository.ts';
+import { eraseUserRow, lockUserRow } from '../orgs/users.repository.ts';
 import { deleteOrganizationGrants } from '../projects/projects.repository.ts';
 
 /** What an erasure removed: counts only, as the audit log keeps them. */
@@ -40,6 +40,7 @@ export interface ErasureDeps {
  */
 export function createIdentityErasure(deps: ErasureDeps) {
   const now = deps.now ?? Date.now;
+  const rowLocks = deps.database.dialect === 'postgres';
 
   async function eraseIn(
     trx: Kysely<Tables>,
@@ -47,6 +48,7 @@ export function createIdentityErasure(deps: ErasureDeps) {
     userId: string,
     at: number,
   ): Promise<{ summary: ErasureSummary; memories: ErasedMemories }> {
+    if (rowLocks) await lockUserRow(trx, userId);
     const memories = await deps.memories.eraseMemoriesOf(trx, userId, at);
     const projectGrants = await deleteOrganizationGrants(trx, orgId, userId);
     await deleteMembership(trx, orgId, userId);

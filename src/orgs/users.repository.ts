@@ -72,6 +72,15 @@ export async function updateUserName(
 }
 
 /**
+ * Takes a user's row for update (PostgreSQL; SQLite's writes are serial anyway): an erasure
+ * does first, so that a memory written for the user meanwhile is either committed before it or
+ * refused after it (the `memories_no_erased_contributor` trigger waits on this lock).
+ */
+export async function lockUserRow(db: Kysely<Tables>, id: string): Promise<void> {
+  await db.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute();
+}
+
+/**
  * Keeps only the id of an erased identity (tombstones of project pools still name it as their
  * contributor, and the audit log as its target): no email, name or password, status `erased`.
  */

@@ -204,15 +204,23 @@ export async function down(db: Kysely<any>): Promise<void> {
 
 /**
  * The store refuses a memory written for an erased identity: a write that passed its checks
- * (the target a member) before the erasure took the store's lock arrives after it, and must not
- * bring the identity back. One lookup by primary key per new memory. PostgreSQL raises SQLSTATE
- * `MNE01`, SQLite aborts with the same words (memory/memory-erasure.ts tells them apart).
+ * (the target a member) before the erasure arrives after it, and must not bring the identity
+ * back. One lookup by primary key per new memory. On PostgreSQL the lookup takes the lock the
+ * foreign key's own check takes (FOR KEY SHARE, nothing more), and an erasure first takes the
+ * row FOR UPDATE, which it conflicts with: a write that looked first is committed before the
+ * erasure reads what to delete, one that looks later waits for the erasure and sees `erased`.
+ * PostgreSQL raises SQLSTATE `MNE01`, SQLite aborts with the same words (memory-erasure.ts tells
+ * them apart); SQLite's writes run one at a time anyway.
  */
 async function refuseMemoriesOfErased(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
     await sql`create function refuse_memory_of_erased() returns trigger language plpgsql as $$
+      declare
+        contributor_status text;
       begin
-        if exists (select 1 from users where id = new.contributor_id and status = 'erased') then
+        select status into contributor_status from users
+          where id = new.contributor_id for key share;
+        if contributor_status = 'erased' then
           raise exception 'memory contributor was erased' using errcode = 'MNE01';
         end if;
         return new;

@@ -12,12 +12,14 @@ const PASSWORD_HINT_ID = 'password-hint';
 
 /** The two password fields of a new password, with the rule said beside them. */
 function newPasswordFields(o: { label: string; error?: string | undefined }): Markup {
-  const invalid = invalidIf(o.error);
+  // The rule stays beside the password; an error comes first.
+  const described =
+    invalidIf(o.error, PASSWORD_HINT_ID) ?? html` aria-describedby="${PASSWORD_HINT_ID}"`;
   return html`<label for="password">${o.label}</label>
-<input id="password" name="password" type="password" autocomplete="new-password" required minlength="12" aria-describedby="${PASSWORD_HINT_ID}"${invalid}>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="12"${described}>
 <p id="${PASSWORD_HINT_ID}" class="hint">At least 12 characters; a few words make a good one.</p>
 <label for="confirmation">Confirm password</label>
-<input id="confirmation" name="confirmation" type="password" autocomplete="new-password" required${invalid}>`;
+<input id="confirmation" name="confirmation" type="password" autocomplete="new-password" required${invalidIf(o.error)}>`;
 }
 
 /** A page that only says something: no form, perhaps a link onwards. */

@@ -12,9 +12,15 @@ export function errorAlert(error: string | undefined): Markup | undefined {
   return error ? html`<p id="${ERROR_ID}" class="alert" role="alert">${error}</p>` : undefined;
 }
 
-/** Attributes that mark a field wrong and tie it to the error's text, when there is an error. */
-export function invalidIf(error: string | undefined): Markup | undefined {
-  return error ? html` aria-invalid="true" aria-describedby="${ERROR_ID}"` : undefined;
+/**
+ * Attributes that mark a field wrong and tie it to the error's text, when there is an error;
+ * `others` are the ids of what else describes the field (a hint), said after the error. An
+ * element takes one `aria-describedby`: a second one would be dropped by the parser.
+ */
+export function invalidIf(error: string | undefined, ...others: string[]): Markup | undefined {
+  return error
+    ? html` aria-invalid="true" aria-describedby="${[ERROR_ID, ...others].join(' ')}"`
+    : undefined;
 }
 
 /** A real submit button; `name`/`value` are sent only when this button is the one pressed. */
