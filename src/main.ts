@@ -7,6 +7,7 @@ import type { Catalog } from './gateway/catalog.ts';
 import { GatewayConfigError, loadCatalog } from './gateway/gateway-config.ts';
 import { catalogSummary } from './gateway/setup-guidance.ts';
 import { scheduleTombstonePurge } from './memory/tombstone-retention.ts';
+import { purgeExpiredAccountLinks } from './accounts/account-links.repository.ts';
 import { purgeExpiredOAuthRecords } from './oauth/oidc-adapter.ts';
 import { issuePlatformCredential } from './oauth/platform-credential.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
@@ -42,9 +43,13 @@ export async function start(config: Config): Promise<FastifyInstance> {
     );
     app.addHook('onClose', async () => stop());
   }
-  // oidc-provider never deletes what expired (codes, sessions, refresh tokens): the store does.
+  // oidc-provider never deletes what expired (codes, sessions, refresh tokens): the store does,
+  // with the sign-up, reset and sign-in links no one can use any more.
   const stopOAuthPurge = runPeriodically(
-    () => purgeExpiredOAuthRecords(database),
+    async () => {
+      await purgeExpiredOAuthRecords(database);
+      await database.write((trx) => purgeExpiredAccountLinks(trx, Date.now()));
+    },
     3600 * 1000,
     (error) => app.log.error({ err: error }, 'purging expired authorization records failed'),
   );

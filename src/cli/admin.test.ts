@@ -169,7 +169,13 @@ describe('admin org', () => {
 
 describe('admin user', () => {
   test('create stores the email in lower case and only a hash of the password', async () => {
-    const id = await user('Ada.Lovelace@Example.TEST', '--name', 'Ada', '--password', 's3cret pw');
+    const id = await user(
+      'Ada.Lovelace@Example.TEST',
+      '--name',
+      'Ada',
+      '--password',
+      'a s3cret phrase',
+    );
     const row = await userRow(id);
     expect(row).toMatchObject({
       email: 'ada.lovelace@example.test',
@@ -178,8 +184,8 @@ describe('admin user', () => {
     });
     expect(row?.password_hash).toMatch(/^scrypt\$/);
     expect(row?.password_hash).not.toContain('s3cret');
-    expect(await verifyPassword('s3cret pw', row?.password_hash ?? '')).toBe(true);
-    expect(await verifyPassword('s3cret', row?.password_hash ?? '')).toBe(false);
+    expect(await verifyPassword('a s3cret phrase', row?.password_hash ?? '')).toBe(true);
+    expect(await verifyPassword('a s3cret', row?.password_hash ?? '')).toBe(false);
 
     const chosen = randomUUID();
     const [given, sameEmail, sameId, text] = await Promise.all([
@@ -193,6 +199,35 @@ describe('admin user', () => {
     expect(sameEmail).toEqual(refused('the email ada.lovelace@example.test is already taken'));
     expect(sameId).toEqual(refused(`a user with id ${id} already exists`));
     expect(text.stdout).toMatch(/^created user linus@example.test: [0-9a-f-]{36}\n$/);
+  });
+
+  test('a password is held to the rule: refused with why, nothing stored', async () => {
+    const email = `${randomUUID()}@example.test`;
+    const [short, itsEmail, common] = await Promise.all([
+      mnemo('admin', 'user', 'create', '--email', email, '--password', 'short', '--json'),
+      mnemo(
+        'admin',
+        'user',
+        'create',
+        '--email',
+        email,
+        '--password',
+        email.toUpperCase(),
+        '--json',
+      ),
+      mnemo('admin', 'user', 'create', '--email', email, '--password', 'password1234', '--json'),
+    ]);
+    for (const [answer, why] of [
+      [short, 'Use at least 12 characters: a few words make a good password.'],
+      [itsEmail, 'Your password must not be your email address.'],
+      [common, 'That password is one of the most common: choose another.'],
+    ] as const) {
+      expect(answer.code).toBe(2);
+      expect(JSON.parse(answer.stdout)).toEqual({ error: `--password: ${why}` });
+    }
+    expect(
+      await database.db.selectFrom('users').select('id').where('email', '=', email).execute(),
+    ).toEqual([]);
   });
 
   test('set changes the account status; an unknown user is refused', async () => {
@@ -233,7 +268,7 @@ describe('admin user set --password-stdin', () => {
     await server.app.listen({ port, host: '127.0.0.1' });
     try {
       const email = `${randomUUID()}@example.test`;
-      const id = await user(email, '--password', 'the old one');
+      const id = await user(email, '--password', 'the old passphrase');
       const newPassword = 'a new one, with spaces ü';
       expect(
         await mnemo.withStdin(
@@ -247,7 +282,7 @@ describe('admin user set --password-stdin', () => {
 
       const signedIn = await signIn(url, email, newPassword);
       expect(new URL(signedIn.url).searchParams.get('code')).toEqual(expect.any(String));
-      const oldOne = await signIn(url, email, 'the old one');
+      const oldOne = await signIn(url, email, 'the old passphrase');
       expect(oldOne.status).toBe(401);
       expect(oldOne.html).toContain('Wrong email or password.');
 
@@ -255,7 +290,7 @@ describe('admin user set --password-stdin', () => {
       const unknown = randomUUID();
       const [both, noUser] = await Promise.all([
         mnemo.withStdin(
-          'third\r\n',
+          'a third passphrase\r\n',
           ...['admin', 'user', 'set', '--user', id, '--status', 'suspended', '--password-stdin'],
         ),
         mnemo.withStdin(
@@ -276,8 +311,26 @@ describe('admin user set --password-stdin', () => {
       });
       const after = await userRow(id);
       expect(after?.status).toBe('suspended');
-      expect(await verifyPassword('third', after?.password_hash ?? '')).toBe(true);
+      expect(await verifyPassword('a third passphrase', after?.password_hash ?? '')).toBe(true);
       expect(noUser).toEqual(refused(`unknown user ${unknown}`));
+      // A password that breaks the rule changes nothing, the status neither.
+      expect(
+        await mnemo.withStdin(
+          'short\n',
+          'admin',
+          'user',
+          'set',
+          '--user',
+          id,
+          '--status',
+          'active',
+          '--password-stdin',
+          '--json',
+        ),
+      ).toEqual(
+        refused('the new password: Use at least 12 characters: a few words make a good password.'),
+      );
+      expect((await userRow(id))?.status).toBe('suspended');
     } finally {
       await server.close();
     }

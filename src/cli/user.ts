@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { replacePassword } from '../accounts/account-sessions.ts';
+import { passwordProblem } from '../orgs/password-rule.ts';
 import { hashPassword } from '../orgs/passwords.ts';
 import {
+  findUser,
   findUserIdByEmail,
   insertUser,
   normalizeEmail,
-  updateUserPasswordHash,
   updateUserStatus,
   userExists,
 } from '../orgs/users.repository.ts';
@@ -23,6 +25,8 @@ export const userCreate: Command = {
     const email = normalizeEmail(args.email('email'));
     const name = args.string('name')?.trim();
     const password = args.string('password');
+    const problem = password === undefined ? undefined : passwordProblem(password, email);
+    if (problem !== undefined) args.fail(`--password: ${problem}`);
     return onStore(async ({ database }) => {
       const passwordHash = password === undefined ? undefined : await hashPassword(password);
       await database.write(async (trx) => {
@@ -43,7 +47,7 @@ export const userSet: Command = {
   path: ['admin', 'user', 'set'],
   usage: 'mnemo admin user set --user ID [--status active|suspended|banned] [--password-stdin]',
   summary:
-    "change a user's account status, or set a new password read from standard input; the server applies either to the next request",
+    "change a user's account status, or set a new password read from standard input (which signs the account out everywhere); the server applies either to the next request",
   options: ['user', 'status', flag('password-stdin')],
   async prepare(args) {
     const userId = args.requiredUuid('user');
@@ -58,11 +62,16 @@ export const userSet: Command = {
     }
     const password = newPassword ? await readPassword(args) : undefined;
     return onStore(async ({ database }) => {
+      const user = await findUser(database.db, userId);
+      if (!user || user.status === 'erased') throw unknownUser(userId);
+      const problem =
+        password === undefined ? undefined : passwordProblem(password, user.email ?? undefined);
+      if (problem !== undefined) throw new PreconditionFailed(`the new password: ${problem}`);
       const passwordHash = password === undefined ? undefined : await hashPassword(password);
       const found = await database.write(async (trx) => {
-        if (!(await userExists(trx, userId))) return false;
-        if (status !== undefined) await updateUserStatus(trx, userId, status);
-        if (passwordHash !== undefined) await updateUserPasswordHash(trx, userId, passwordHash);
+        if (status !== undefined && !(await updateUserStatus(trx, userId, status))) return false;
+        // A new password ends every session and refresh token of the account.
+        if (passwordHash !== undefined) return replacePassword(trx, userId, passwordHash);
         return true;
       });
       if (!found) throw unknownUser(userId);
