@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
-import { createPasswordReset } from './accounts/password-reset.service.ts';
+import { createPasswordReset, type PasswordReset } from './accounts/password-reset.service.ts';
 import { createSignUp } from './accounts/sign-up.service.ts';
 import { registerAppsRoutes } from './apps/apps.routes.ts';
 import { createAppsService } from './apps/apps.service.ts';
@@ -98,6 +98,11 @@ declare module 'fastify' {
      * has stored what it learned: for tests and benchmarks that read it back.
      */
     memoryLearning: Pick<MemoryCalls, 'idle'>;
+    /**
+     * Password resets asked for. Its `idle()` resolves once every reset asked before the call
+     * was looked up and its email sent (they run after the answer): for tests.
+     */
+    passwordResets: Pick<PasswordReset, 'idle'>;
   }
 }
 
@@ -444,6 +449,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     (error) => app.log.error({ err: error }, 'reloading the signing keys failed'),
   );
+  const passwordReset = createPasswordReset({
+    database,
+    mailer,
+    issuer: `${config.publicUrl}/oauth`,
+    log: app.log,
+  });
+  app.decorate('passwordResets', passwordReset);
+  app.addHook('onClose', () => passwordReset.idle());
   registerOAuthRoutes(app, {
     providers,
     db: database.db,
@@ -465,12 +478,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         issuer: `${config.publicUrl}/oauth`,
         studioUrl: `${config.publicUrl}/studio/`,
       }),
-      passwordReset: createPasswordReset({
-        database,
-        mailer,
-        issuer: `${config.publicUrl}/oauth`,
-        log: app.log,
-      }),
+      passwordReset,
       signupMode: config.signup,
       limits: {
         perEmail: signInLimiter('account-form-email', ACCOUNT_FORMS_PER_EMAIL),
