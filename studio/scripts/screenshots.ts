@@ -47,6 +47,8 @@ async function seed(t: StudioTest) {
   const katherine = await t.person({ role: 'member', name: 'Katherine Johnson' });
   const alan = await t.person({ role: 'member', name: 'Alan Turing' });
   await fixtures.status(alan.id, 'suspended');
+  // First, so that the audit log's newest entries stay the team's own.
+  await seedEndUsers(t);
 
   const mine: [string, string?][] = [
     ['Prefers concise answers: code first, explanation after', 'preference'],
@@ -152,6 +154,16 @@ async function seed(t: StudioTest) {
     goal: saved.get(mine[2]?.[0] ?? '') as string,
   });
   await seedConnections(t);
+  await seedApps(t);
+  // Invitations not yet accepted; the newest is Ada's, which members-invite makes again.
+  await post(t, grace.id, `/api/v1/orgs/${t.orgId}/invitations`, {
+    email: 'margaret.hamilton@example.com',
+    role: 'admin',
+  });
+  await post(t, ada.id, `/api/v1/orgs/${t.orgId}/invitations`, {
+    email: 'linus@example.com',
+    role: 'member',
+  });
   return { ledger: ledger.id };
 }
 
@@ -199,6 +211,37 @@ async function seedProposals(t: StudioTest, from: { keyId: string; ledger: strin
 }
 
 /**
+ * The people a support assistant remembers, registered under its own ids (one without a name),
+ * and what it remembers of one of them. Through the API, as the app would.
+ */
+async function seedEndUsers(t: StudioTest) {
+  const register = async (externalId: string, name?: string) => {
+    const path = `/api/v1/orgs/${t.orgId}/end-users/${encodeURIComponent(externalId)}`;
+    const response = await t.api(t.owner.id, 'PUT', path, name ? { name } : {});
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { endUser: { id: string } }).endUser.id;
+  };
+  for (const [externalId, name] of [
+    ['learner-0093', 'Kwame Mensah'],
+    ['auth0|65f1c2a9e4b0d7', 'Priya Raman'],
+    ['customer-1190', undefined],
+    ['customer-1187', 'Tomás Álvarez'],
+    ['customer-1203', 'Inès Moreau'],
+  ] as const) {
+    await register(externalId, name);
+  }
+  const jane = await register('customer-42', 'Jane Doe');
+  for (const [content, category] of [
+    ['Prefers email over phone calls', 'preference'],
+    ['On the Team plan since 2023; renews in May', 'identity'],
+    ['Wants invoices addressed to the finance team, not to her', 'preference'],
+    ['Asked for a refund of the March overcharge; promised by 14 April', 'goal'],
+  ] as const) {
+    await post(t, t.owner.id, '/api/v1/memory', { content, category, user: jane });
+  }
+}
+
+/**
  * AI apps Ada connected over the weeks, as consenting leaves them: a grant of the authorization
  * server and the organization chosen for it. Written to the store directly (a sign-in per app
  * through the pages would show loopback hosts, not the apps' own).
@@ -235,6 +278,31 @@ async function seedConnections(t: StudioTest) {
   }
 }
 
+/**
+ * Backends registered as apps: one that serves end users (an admin, with its own rate limit), one
+ * that syncs a member's notes. Through the API, as an owner's script would.
+ */
+async function seedApps(t: StudioTest) {
+  const path = `/api/v1/orgs/${t.orgId}/apps`;
+  await post(t, t.owner.id, path, {
+    name: 'Support assistant',
+    role: 'admin',
+    rateLimitPerMinute: 1200,
+  });
+  await post(t, t.owner.id, path, { name: 'Notes sync', role: 'member' });
+}
+
+/** The app registered by the `apps-created` picture, gone again so that each list is the same. */
+async function unregisterShown(t: StudioTest) {
+  const path = `/api/v1/orgs/${t.orgId}/apps`;
+  const { apps } = (await (await t.api(t.owner.id, 'GET', path)).json()) as {
+    apps: { id: string; name: string }[];
+  };
+  for (const app of apps.filter((a) => a.name === 'Billing backend')) {
+    await t.api(t.owner.id, 'DELETE', `${path}/${app.id}`);
+  }
+}
+
 async function main() {
   const sim = await startOpenAiSimulator({ apiKey: 'sk-sim', chunkDelayMs: 5 });
   const work = mkdtempSync(join(tmpdir(), 'mnemo-screenshots-'));
@@ -257,7 +325,9 @@ async function main() {
   await buildStudio(join(work, 'studio'));
   const t = await startStudioTest({
     studioDirectory: join(work, 'studio'),
-    env: { MNEMO_CONFIG: catalog, SIM_KEY: 'sk-sim' },
+    // Rate limits on, as on a real server (the apps pages show the default), above what the
+    // pictures' own requests need.
+    env: { MNEMO_CONFIG: catalog, SIM_KEY: 'sk-sim', MNEMO_RATE_LIMIT_PER_MINUTE: '600' },
   });
   try {
     const { ledger } = await seed(t);
@@ -285,7 +355,47 @@ async function main() {
       {
         name: 'members',
         path: '/members',
-        ready: (p) => p.getByText('Alan Turing').first().waitFor(),
+        ready: (p) => p.getByText('margaret.hamilton@example.com').first().waitFor(),
+      },
+      {
+        name: 'members-pending',
+        path: '/members',
+        ready: (p) => p.getByText('margaret.hamilton@example.com').first().waitFor(),
+        act: (p) =>
+          p
+            .getByRole('region', { name: /Pending invitations/ })
+            .evaluate((section) => section.scrollIntoView({ block: 'center' })),
+      },
+      {
+        name: 'members-invite',
+        path: '/members',
+        ready: (p) => p.getByRole('textbox', { name: 'Invitation link' }).waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Invite', exact: true }).click();
+          await p.getByRole('textbox', { name: 'Email' }).fill('linus@example.com');
+          await p.getByRole('dialog').getByRole('button', { name: 'Invite', exact: true }).click();
+        },
+      },
+      {
+        name: 'end-users',
+        path: '/end-users',
+        ready: (p) => p.getByText('Tomás Álvarez').waitFor(),
+      },
+      {
+        name: 'end-users-erase',
+        path: '/end-users',
+        ready: (p) =>
+          p
+            .getByRole('dialog', { name: 'Erase customer-42?' })
+            .getByRole('listitem')
+            .first()
+            .waitFor(),
+        act: (p) => p.getByRole('button', { name: 'Erase customer-42' }).click(),
+      },
+      {
+        name: 'memories-end-user',
+        path: '/memories/end-users/customer-42',
+        ready: (p) => p.getByText('Prefers email over phone calls').waitFor(),
       },
       {
         name: 'usage',
@@ -361,6 +471,46 @@ async function main() {
             .getByRole('row')
             .filter({ hasText: 'Cursor' })
             .getByRole('button', { name: 'Disconnect' })
+            .click(),
+      },
+      {
+        name: 'apps',
+        path: '/settings/apps',
+        ready: (p) => p.getByRole('article', { name: 'Notes sync' }).waitFor(),
+        act: async (p) => {
+          await unregisterShown(t);
+          await p.reload();
+        },
+      },
+      {
+        name: 'apps-register',
+        path: '/settings/apps',
+        ready: (p) => p.getByRole('dialog', { name: 'Register app' }).waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Register app' }).click();
+          await p.getByRole('textbox', { name: 'Name' }).fill('Billing backend');
+          await p.getByRole('radio', { name: 'Admin', exact: true }).check();
+        },
+      },
+      {
+        name: 'apps-created',
+        path: '/settings/apps',
+        ready: (p) => p.getByRole('textbox', { name: 'Client secret' }).waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Register app' }).click();
+          await p.getByRole('textbox', { name: 'Name' }).fill('Billing backend');
+          await p.getByRole('radio', { name: 'Admin', exact: true }).check();
+          await p.getByRole('button', { name: 'Register', exact: true }).click();
+        },
+      },
+      {
+        name: 'apps-revoke',
+        path: '/settings/apps',
+        ready: (p) => p.getByRole('dialog', { name: 'Revoke “Notes sync”?' }).waitFor(),
+        act: (p) =>
+          p
+            .getByRole('article', { name: 'Notes sync' })
+            .getByRole('button', { name: 'Revoke' })
             .click(),
       },
     ];

@@ -1,5 +1,5 @@
 import { type ApiClient, data, inOrg } from './client.ts';
-import type { components } from './openapi.d.ts';
+import type { components, paths } from './openapi.d.ts';
 
 export type Member = components['schemas']['Member'];
 export type Organization = components['schemas']['Organization'];
@@ -7,6 +7,10 @@ export type Project = components['schemas']['Project'];
 export type Collaborator = components['schemas']['Collaborator'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type Connection = components['schemas']['Connection'];
+export type App = components['schemas']['App'];
+/** The organization's apps, oldest first, and this server's request rates. */
+export type AppList =
+  paths['/api/v1/orgs/{orgId}/apps']['get']['responses'][200]['content']['application/json'];
 
 /*
  * The platform's resources that several pages show, each under one cache key, so that a change
@@ -23,6 +27,7 @@ export const queryKeys = {
   apiKeys: (orgId: string) => ['api-keys', orgId] as const,
   /** The person's own, in whichever organization each acts: no organization in the key. */
   connections: () => ['connections'] as const,
+  apps: (orgId: string) => ['apps', orgId] as const,
 };
 
 /** An organization's members, in the order they joined. */
@@ -78,4 +83,14 @@ export const connectionsQuery = (api: ApiClient) => ({
   queryKey: queryKeys.connections(),
   queryFn: async (): Promise<Connection[]> =>
     (await data(api.GET('/api/v1/me/connections'))).connections,
+});
+
+/**
+ * The organization's apps (owners and admins), oldest first, with this server's request rates.
+ * Only the list is ever cached: an app's secret never is (apps/app-secret-view.tsx).
+ */
+export const appsQuery = (api: ApiClient, orgId: string) => ({
+  queryKey: queryKeys.apps(orgId),
+  queryFn: async (): Promise<AppList> =>
+    data(api.GET('/api/v1/orgs/{orgId}/apps', { params: { path: { orgId } } })),
 });

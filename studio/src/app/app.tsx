@@ -1,6 +1,9 @@
 import { Navigate, Route, Routes } from 'react-router';
+import { AppsPage } from '../apps/apps-page.tsx';
 import { AuditPage } from '../audit/audit-page.tsx';
 import { ConnectedAppsPage } from '../connections/connected-apps-page.tsx';
+import { EndUserMemoriesPage } from '../end-users/end-user-memories.tsx';
+import { EndUsersPage } from '../end-users/end-users-page.tsx';
 import { ApiKeysPage } from '../keys/api-keys-page.tsx';
 import { MembersPage } from '../members/members-page.tsx';
 import { MemoriesPage } from '../memories/memories-page.tsx';
@@ -22,15 +25,18 @@ export function App() {
         <Route path="memories" element={<MemoriesPage />} />
         <Route path="memories/projects/:projectId" element={<MemoriesPage />} />
         <Route path="memories/members/:userId" element={<MemoriesPage />} />
+        <Route path="memories/end-users/:externalId" element={<EndUserMemoriesPage />} />
         <Route path="projects" element={<ProjectsPage />} />
         <Route path="projects/:projectId" element={<ProjectPage />} />
         <Route path="members" element={<MembersPage />} />
+        <Route path="end-users" element={<EndUsersPage />} />
         <Route path="usage" element={<UsagePage />} />
         <Route path="audit" element={<AuditPage />} />
         <Route path="playground" element={<PlaygroundPage />} />
         <Route path="settings" element={<Navigate to="/settings/api-keys" replace />} />
         <Route path="settings/api-keys" element={<ApiKeysPage />} />
         <Route path="settings/connected-apps" element={<ConnectedAppsPage />} />
+        <Route path="settings/apps" element={<AppsPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import {
   BarChart3,
   Brain,
+  Contact,
   FolderKanban,
   History,
   LogOut,
@@ -13,12 +14,13 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { organizationQuery } from '../api/queries.ts';
 import { Logo } from '../ui/logo.tsx';
-import { useStudio } from './studio-context.tsx';
+import { isManager, useStudio } from './studio-context.tsx';
 
 const NAV = [
   { to: '/memories', label: 'Memories', icon: Brain },
   { to: '/projects', label: 'Projects', icon: FolderKanban },
   { to: '/members', label: 'Members', icon: Users },
+  { to: '/end-users', label: 'End users', icon: Contact, managers: true },
   { to: '/usage', label: 'Usage', icon: BarChart3 },
   { to: '/audit', label: 'Audit', icon: History },
   { to: '/playground', label: 'Playground', icon: MessagesSquare },
@@ -34,6 +36,8 @@ export function Layout() {
   const orgLabel = useId();
   const [signingOut, setSigningOut] = useState(false);
   useFocusOnNavigation();
+  // Pages for owners and admins only are not offered to members.
+  const nav = NAV.filter((item) => !('managers' in item) || isManager(org));
 
   return (
     <div className="shell">
@@ -74,7 +78,7 @@ export function Layout() {
       </header>
       <nav className="sidebar" aria-label="Main">
         <ul>
-          {NAV.map(({ to, label, icon: Icon }) => (
+          {nav.map(({ to, label, icon: Icon }) => (
             <li key={to}>
               <NavLink to={to} className="nav-link">
                 <Icon size={18} aria-hidden="true" />

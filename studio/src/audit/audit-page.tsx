@@ -81,9 +81,10 @@ function AuditLog() {
       <EmptyState title="Nothing recorded yet" icon={<History size={32} />}>
         <p>
           The audit log records who did what in {org.name}: members added, removed or given another
-          role; projects created, renamed or deleted, and who may use them; API keys created or
-          revoked; changes to the organization’s settings; and every memory listed, read or written
-          by someone acting for another member.
+          role; invitations sent, revoked or accepted; projects created, renamed or deleted, and who
+          may use them; API keys created or revoked; apps registered, changed or revoked; end users
+          registered, renamed or erased; changes to the organization’s settings; and every memory
+          listed, read or written by someone acting for another member.
         </p>
         <p>Entries appear here as those things happen, newest first.</p>
       </EmptyState>
@@ -92,7 +93,13 @@ function AuditLog() {
 
   const people = new Map((members.data ?? []).map((member) => [member.userId, member]));
   const projectNames = new Map((projects.data ?? []).map((project) => [project.id, project.name]));
-  const names: AuditNames = { project: (id) => projectNames.get(id) };
+  const names: AuditNames = {
+    project: (id) => projectNames.get(id),
+    person: (id) => {
+      const member = people.get(id);
+      return member ? (member.name ?? member.email) : undefined;
+    },
+  };
 
   return (
     <>
@@ -238,6 +245,23 @@ function Target(props: {
         </span>
       );
     }
+    case 'end_user':
+      return (
+        <span className="audit-gone">
+          <span className="muted">{target.erased ? 'End user, erased' : 'End user'}</span>{' '}
+          <span className="mono audit-id">{target.id}</span>
+        </span>
+      );
+    case 'app':
+      if (target.recordedName) return <span>App “{target.recordedName}”</span>;
+      return (
+        <span className="audit-gone">
+          <span className="muted">App</span>{' '}
+          <span className="mono audit-id">{target.appId ?? target.id}</span>
+        </span>
+      );
+    case 'invitation':
+      return <span>{target.email ? `Invitation for ${target.email}` : 'An invitation'}</span>;
     case 'other':
       return <span className="mono">{target.id}</span>;
   }

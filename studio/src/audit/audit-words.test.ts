@@ -2,7 +2,11 @@ import { expect, test } from 'vitest';
 import { type AuditEntry, describeEntry } from './audit-words.ts';
 
 const PROJECT = '0190a0b4-0000-7000-8000-000000000001';
-const names = { project: (id: string) => (id === PROJECT ? 'Apollo' : undefined) };
+const INVITER = '0190a0b4-0000-7000-8000-000000000002';
+const names = {
+  project: (id: string) => (id === PROJECT ? 'Apollo' : undefined),
+  person: (id: string) => (id === INVITER ? 'Grace Hopper' : undefined),
+};
 const entry = (
   action: string,
   details?: Record<string, unknown>,
@@ -82,10 +86,120 @@ test('every action the API records reads as words', () => {
 
 test('a project deleted since is named from the entry', () => {
   expect(
-    describeEntry(entry('project.delete', { name: 'Gemini' }), { project: () => undefined }).target,
+    describeEntry(entry('project.delete', { name: 'Gemini' }), {
+      project: () => undefined,
+      person: () => undefined,
+    }).target,
   ).toEqual({
     kind: 'project',
     id: PROJECT,
     recordedName: 'Gemini',
+  });
+});
+
+const ERASED = { memories: 12, poolMemories: 3, proposals: 1, projectGrants: 2, apiKeys: 1 };
+const NOTHING = { memories: 0, poolMemories: 0, proposals: 0, projectGrants: 0, apiKeys: 0 };
+
+test('end users, apps and invitations read as words, erasures with what went', () => {
+  expect(
+    [
+      entry('end_user.register'),
+      entry('end_user.update'),
+      entry('end_user.erase', ERASED),
+      entry('end_user.erase', NOTHING),
+      entry('end_user.erase', { ...NOTHING, memories: 1, apiKeys: 2 }),
+      entry('app.create', {
+        appId: 'mnemo_client_a',
+        name: 'Support bot',
+        role: 'member',
+        rateLimitPerMinute: 120,
+      }),
+      entry('app.create', {
+        appId: 'mnemo_client_a',
+        name: 'Support bot',
+        role: 'admin',
+        rateLimitPerMinute: null,
+      }),
+      entry('app.update', {
+        appId: 'mnemo_client_a',
+        name: { from: 'Support bot', to: 'Helpdesk' },
+        role: { from: 'member', to: 'admin' },
+        rate_limit_per_minute: { from: null, to: 300 },
+      }),
+      entry('app.update', {
+        appId: 'mnemo_client_a',
+        rate_limit_per_minute: { from: 300, to: null },
+      }),
+      entry('app.secret', { appId: 'mnemo_client_a' }),
+      entry('app.revoke', { appId: 'mnemo_client_a', ...ERASED }),
+      entry('invitation.create', { email: 'lin@acme.test', role: 'admin', replaced: 0 }),
+      entry('invitation.create', { email: 'lin@acme.test', role: 'member', replaced: 2 }),
+      entry('invitation.revoke', { email: 'lin@acme.test', role: 'member' }),
+      entry('invitation.accept', { email: 'lin@acme.test', role: 'member', invitedBy: INVITER }),
+      entry('invitation.accept', { email: 'lin@acme.test', role: 'owner', invitedBy: 'gone' }),
+      entry('member.add', { role: 'member', invitationId: 'i' }),
+      entry('member.add', { role: 'owner', via: 'sign-up' }),
+      entry('search'),
+    ].map(words),
+  ).toEqual([
+    ['Registered an end user', 'end_user', undefined],
+    ['Renamed an end user', 'end_user', undefined],
+    [
+      'Erased an end user',
+      'end_user',
+      'Deleted 12 memories, 3 memories in project pools, 1 proposed memory, 2 project accesses, 1 API key',
+    ],
+    ['Erased an end user', 'end_user', 'Nothing else was held'],
+    ['Erased an end user', 'end_user', 'Deleted 1 memory, 2 API keys'],
+    ['Registered an app', 'app', 'As member; Rate limit: 120 requests a minute'],
+    ['Registered an app', 'app', 'As admin; Rate limit: the default'],
+    [
+      'Changed an app',
+      'app',
+      'Name “Support bot” → “Helpdesk”; Role member → admin; Rate limit: the default → 300 requests a minute',
+    ],
+    ['Changed an app', 'app', 'Rate limit: 300 requests a minute → the default'],
+    ['Replaced an app’s secret', 'app', 'The previous secret stopped working'],
+    [
+      'Revoked an app',
+      'app',
+      'Deleted 12 memories, 3 memories in project pools, 1 proposed memory, 2 project accesses, 1 API key',
+    ],
+    ['Invited someone', 'invitation', 'As admin'],
+    ['Invited someone', 'invitation', 'As member; Replaces 2 earlier invitations'],
+    ['Revoked an invitation', 'invitation', 'As member'],
+    ['Accepted an invitation', 'invitation', 'As member; Invited by Grace Hopper'],
+    ['Accepted an invitation', 'invitation', 'As owner; Invited by a former member'],
+    ['Joined by invitation', 'person', 'As member'],
+    ['Signed up', 'person', 'As owner'],
+    ['Searched memories', 'person', undefined],
+  ]);
+});
+
+test('the targets carry what the page names them by', () => {
+  const target = (e: AuditEntry) => describeEntry(e, names).target;
+  expect(target(entry('end_user.erase', ERASED))).toEqual({
+    kind: 'end_user',
+    id: 'target',
+    erased: true,
+  });
+  expect(target(entry('end_user.register'))).toEqual({
+    kind: 'end_user',
+    id: 'target',
+    erased: false,
+  });
+  expect(
+    target(entry('app.create', { appId: 'mnemo_client_a', name: 'Support bot', role: 'member' })),
+  ).toEqual({ kind: 'app', id: 'target', appId: 'mnemo_client_a', recordedName: 'Support bot' });
+  expect(target(entry('app.secret', { appId: 'mnemo_client_a' }))).toEqual({
+    kind: 'app',
+    id: 'target',
+    appId: 'mnemo_client_a',
+    recordedName: undefined,
+  });
+  expect(target(entry('invitation.revoke', { email: 'lin@acme.test', role: 'member' }))).toEqual({
+    kind: 'invitation',
+    id: 'target',
+    email: 'lin@acme.test',
   });
 });

@@ -8,6 +8,16 @@ export type AuditTarget =
   | { readonly kind: 'person'; readonly id: string }
   | { readonly kind: 'project'; readonly id: string; readonly recordedName: string | undefined }
   | { readonly kind: 'organization'; readonly id: string }
+  /** A person an app remembers; the entry holds their mnemo id only, never the app's id. */
+  | { readonly kind: 'end_user'; readonly id: string; readonly erased: boolean }
+  /** An app's identity (`id`), with its client id and the name the entry recorded, if any. */
+  | {
+      readonly kind: 'app';
+      readonly id: string;
+      readonly appId: string | undefined;
+      readonly recordedName: string | undefined;
+    }
+  | { readonly kind: 'invitation'; readonly id: string; readonly email: string | undefined }
   | { readonly kind: 'other'; readonly id: string };
 
 export interface DescribedEntry {
@@ -21,6 +31,8 @@ export interface DescribedEntry {
 /** Names the words need that the entry only holds as ids. */
 export interface AuditNames {
   project(id: string): string | undefined;
+  /** A member's name (or email); undefined for someone the organization no longer lists. */
+  person(id: string): string | undefined;
 }
 
 const ROLE: Record<string, string> = { owner: 'owner', admin: 'admin', member: 'member' };
@@ -33,6 +45,7 @@ const OVERRIDE: Record<string, string> = {
 /** Memory operations are recorded when someone acts for another member (the user override). */
 const MEMORY_ACTS: Record<string, string> = {
   list: 'Listed memories',
+  search: 'Searched memories',
   get: 'Read a memory',
   add: 'Added a memory',
   update: 'Updated a memory',
@@ -61,6 +74,28 @@ function plainDetails(details: Record<string, unknown> | undefined): string | un
     .join('; ');
 }
 
+const counted = (value: unknown, one: string, many: string) =>
+  typeof value === 'number' && value > 0 ? `${value} ${value === 1 ? one : many}` : undefined;
+
+/**
+ * What an erasure deleted, from the counts it recorded (identity-erasure.ts); the content never
+ * was recorded.
+ */
+function erasedCounts(d: Record<string, unknown>): string {
+  const parts = [
+    counted(d.memories, 'memory', 'memories'),
+    counted(d.poolMemories, 'memory in project pools', 'memories in project pools'),
+    counted(d.proposals, 'proposed memory', 'proposed memories'),
+    counted(d.projectGrants, 'project access', 'project accesses'),
+    counted(d.apiKeys, 'API key', 'API keys'),
+  ].filter((part): part is string => part !== undefined);
+  return parts.length === 0 ? 'Nothing else was held' : `Deleted ${parts.join(', ')}`;
+}
+
+/** An app's requests a minute: its own limit, or the server's default (null). */
+const rateLimit = (value: unknown) =>
+  typeof value === 'number' ? `${value} requests a minute` : 'the default';
+
 const joined = (parts: readonly (string | undefined)[]) => {
   const present = parts.filter((part): part is string => part !== undefined && part !== '');
   return present.length === 0 ? undefined : present.join('; ');
@@ -69,8 +104,9 @@ const joined = (parts: readonly (string | undefined)[]) => {
 /**
  * An audit entry in words. The actions are those the API records (`recordAudit` calls):
  * org.update, member.add|role|remove, project.create|update|delete, collaborator.set|remove,
- * api_key.create|update|revoke, and list|get|add|update|delete of memories done for another
- * member. An action not known here is shown as the API names it.
+ * api_key.create|update|revoke, end_user.register|update|erase, app.create|update|secret|revoke,
+ * invitation.create|revoke|accept, and list|search|get|add|update|delete of memories done for
+ * another member. An action not known here is shown as the API names it.
  */
 export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEntry {
   const d = entry.details ?? {};
@@ -80,6 +116,18 @@ export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEn
     id: entry.targetId,
     recordedName,
   });
+  const endUser = (erased: boolean): AuditTarget => ({
+    kind: 'end_user',
+    id: entry.targetId,
+    erased,
+  });
+  const app = (recordedName: string | undefined): AuditTarget => ({
+    kind: 'app',
+    id: entry.targetId,
+    appId: text(d.appId),
+    recordedName,
+  });
+  const invitation: AuditTarget = { kind: 'invitation', id: entry.targetId, email: text(d.email) };
   const projectName = (id: unknown) =>
     typeof id === 'string' ? (quoted(names.project(id)) ?? 'a deleted project') : 'a project';
 
@@ -99,7 +147,17 @@ export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEn
       };
     }
     case 'member.add':
-      return { action: 'Added a member', target: person, details: roleAs('As', d.role) };
+      return {
+        // Joining by invitation, or signing up, is recorded as the person adding themselves.
+        action:
+          typeof d.invitationId === 'string'
+            ? 'Joined by invitation'
+            : d.via === 'sign-up'
+              ? 'Signed up'
+              : 'Added a member',
+        target: person,
+        details: roleAs('As', d.role),
+      };
     case 'member.role': {
       return {
         action: 'Changed a member’s role',
@@ -158,6 +216,61 @@ export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEn
           `rights: ${rightsLabel(d.memoryAccess) ?? '?'}`,
         ]),
       };
+    case 'end_user.register':
+      return { action: 'Registered an end user', target: endUser(false), details: undefined };
+    case 'end_user.update':
+      return { action: 'Renamed an end user', target: endUser(false), details: undefined };
+    case 'end_user.erase':
+      return { action: 'Erased an end user', target: endUser(true), details: erasedCounts(d) };
+    case 'app.create':
+      return {
+        action: 'Registered an app',
+        target: app(text(d.name)),
+        details: joined([roleAs('As', d.role), `Rate limit: ${rateLimit(d.rateLimitPerMinute)}`]),
+      };
+    case 'app.update': {
+      const name = change(d.name);
+      const role = change(d.role);
+      const limit = change(d.rate_limit_per_minute);
+      return {
+        action: 'Changed an app',
+        target: app(text(name?.to)),
+        details: joined([
+          name ? `Name ${quoted(name.from)} → ${quoted(name.to)}` : undefined,
+          role ? `Role ${word(ROLE, role.from) ?? '?'} → ${word(ROLE, role.to) ?? '?'}` : undefined,
+          limit ? `Rate limit: ${rateLimit(limit.from)} → ${rateLimit(limit.to)}` : undefined,
+        ]),
+      };
+    }
+    case 'app.secret':
+      return {
+        action: 'Replaced an app’s secret',
+        target: app(undefined),
+        details: 'The previous secret stopped working',
+      };
+    case 'app.revoke':
+      return { action: 'Revoked an app', target: app(undefined), details: erasedCounts(d) };
+    case 'invitation.create': {
+      const replaced = counted(d.replaced, 'earlier invitation', 'earlier invitations');
+      return {
+        action: 'Invited someone',
+        target: invitation,
+        details: joined([roleAs('As', d.role), replaced ? `Replaces ${replaced}` : undefined]),
+      };
+    }
+    case 'invitation.revoke':
+      return { action: 'Revoked an invitation', target: invitation, details: roleAs('As', d.role) };
+    case 'invitation.accept': {
+      const invitedBy =
+        typeof d.invitedBy === 'string'
+          ? `Invited by ${names.person(d.invitedBy) ?? 'a former member'}`
+          : undefined;
+      return {
+        action: 'Accepted an invitation',
+        target: invitation,
+        details: joined([roleAs('As', d.role), invitedBy]),
+      };
+    }
     default: {
       const memoryAct = MEMORY_ACTS[entry.action];
       if (memoryAct) return { action: memoryAct, target: person, details: undefined };

@@ -1,10 +1,11 @@
-import { KeyRound, Plug } from 'lucide-react';
+import { KeyRound, Plug, Server } from 'lucide-react';
 import { NavLink } from 'react-router';
 import './settings.css';
 
 const SECTIONS = [
   { to: '/settings/api-keys', label: 'API Keys', icon: KeyRound },
   { to: '/settings/connected-apps', label: 'Connected apps', icon: Plug },
+  { to: '/settings/apps', label: 'Apps', icon: Server },
 ] as const;
 
 /** The settings area's own navigation, above each of its pages. */

@@ -7,16 +7,22 @@ import { useStudio } from '../app/studio-context.tsx';
 import type { OrgRole } from '../auth/userinfo.ts';
 import { BASENAME } from '../routing/base.ts';
 import { formatDate } from '../ui/format.ts';
+import { useHeadingFocusAfterClose } from '../ui/heading-focus.ts';
 import { ErrorNotice, Loading } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { SavingSelect } from '../ui/saving-select.tsx';
-import { AddMemberDialog } from './member-add-dialog.tsx';
+import { copyText, InvitationLinkDialog } from './invitation-link.tsx';
+import { RevokeInvitationDialog } from './invitation-revoke-dialog.tsx';
+import { type Invitation, invitationsQuery } from './invitations-queries.ts';
+import { InviteDialog } from './invite-dialog.tsx';
 import { RemoveMemberDialog } from './member-remove-dialog.tsx';
 import { displayName, type Member, ROLES, roleLabel } from './members-queries.ts';
 import { OrganizationSettings } from './organization-settings.tsx';
 import './members.css';
+import { PendingInvitations } from './pending-invitations.tsx';
 import { PersonName } from './person-name.tsx';
 import './people.css';
+import './invitations.css';
 
 /** Accounts that cannot sign in stand out; an active one is the quiet usual case. */
 const STATUS: Record<Member['status'], { label: string; badge?: string }> = {
@@ -26,8 +32,9 @@ const STATUS: Record<Member['status'], { label: string; badge?: string }> = {
 };
 
 /**
- * The organization's members and its settings. Owners and admins add, change and remove
- * members (only owners make or touch owners); everyone else reads.
+ * The organization's members and its settings. Owners and admins invite people, change and
+ * remove members, and see and revoke the pending invitations (only owners make or touch
+ * owners); everyone else reads.
  */
 export function MembersPage() {
   const { api, org, me } = useStudio();
@@ -37,9 +44,20 @@ export function MembersPage() {
   // The list's own row, once read, is fresher than the role read at sign-in.
   const myRole: OrgRole = members.data?.find((m) => m.userId === me.sub)?.role ?? org.role;
   const manager = myRole === 'owner' || myRole === 'admin';
-  const [adding, setAdding] = useState(false);
+  const invitations = useQuery({ ...invitationsQuery(api, org.id), enabled: manager });
+  const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<Member>();
+  const [revoking, setRevoking] = useState<Invitation>();
+  const [showingLink, setShowingLink] = useState<{
+    email: string;
+    url: string;
+    expiresAt: string;
+  }>();
   const [status, setStatus] = useState('');
+  // The links made here, which the API never gives again: they last as long as the page.
+  const [links, setLinks] = useState<ReadonlyMap<string, string>>(new Map());
+  // A revoked invitation's row goes, and its Revoke button with it.
+  const focusHeadingAfterRevoke = useHeadingFocusAfterClose(revoking !== undefined);
 
   return (
     <Page
@@ -52,11 +70,11 @@ export function MembersPage() {
             className="button primary"
             onClick={() => {
               setStatus('');
-              setAdding(true);
+              setInviting(true);
             }}
           >
             <UserPlus size={18} aria-hidden="true" />
-            Add member
+            Invite
           </button>
         ) : null
       }
@@ -81,6 +99,26 @@ export function MembersPage() {
           }}
         />
       )}
+      {manager && invitations.isError ? (
+        <ErrorNotice error={invitations.error} onRetry={() => void invitations.refetch()} />
+      ) : null}
+      {manager && invitations.data && invitations.data.length > 0 ? (
+        <PendingInvitations
+          invitations={invitations.data}
+          links={links}
+          members={members.data}
+          myRole={myRole}
+          onCopyLink={async (invitation, url) => {
+            setStatus('');
+            if (await copyText(url)) setStatus(`The link for ${invitation.email} is copied.`);
+            else setShowingLink({ email: invitation.email, url, expiresAt: invitation.expiresAt });
+          }}
+          onRevoke={(invitation) => {
+            setStatus('');
+            setRevoking(invitation);
+          }}
+        />
+      ) : null}
       <section className="card" aria-labelledby="roles-title">
         <h2 id="roles-title">Roles</h2>
         <dl className="legend">
@@ -97,15 +135,31 @@ export function MembersPage() {
         </p>
       </section>
       <OrganizationSettings manager={manager} />
-      <AddMemberDialog
-        open={adding}
+      <InviteDialog
+        open={inviting}
         actorRole={myRole}
-        onClose={() => setAdding(false)}
-        onAdded={(m) => {
-          setAdding(false);
-          setStatus(`${displayName(m)} is now a member, as ${roleLabel(m.role).toLowerCase()}.`);
+        orgName={orgName}
+        pending={invitations.data ?? []}
+        onCreated={({ invitation, url }) =>
+          setLinks((before) => new Map(before).set(invitation.id, url))
+        }
+        onClose={() => setInviting(false)}
+      />
+      <RevokeInvitationDialog
+        invitation={revoking}
+        onClose={(revoked) => {
+          setRevoking(undefined);
+          if (!revoked) return;
+          setLinks((before) => {
+            const after = new Map(before);
+            after.delete(revoked.id);
+            return after;
+          });
+          setStatus(`The invitation for ${revoked.email} is revoked: its link no longer works.`);
+          focusHeadingAfterRevoke();
         }}
       />
+      <InvitationLinkDialog shown={showingLink} onClose={() => setShowingLink(undefined)} />
       <RemoveMemberDialog
         member={removing}
         onClose={() => setRemoving(undefined)}

@@ -38,8 +38,12 @@ function useScope(): MemoryScope {
  * member's. The list is the sync mirror (use-memory-sync.ts) less the deletions waiting out
  * their undo; filters live in the URL, so a filtered view can be linked and gone back to.
  */
-export function MemoriesPage() {
-  const scope = useScope();
+export function MemoriesPage(props: {
+  /** Given by a page that finds the store itself (an end user's, by the app's id); else the URL's. */
+  scope?: MemoryScope;
+}) {
+  const routeScope = useScope();
+  const scope = props.scope ?? routeScope;
   const sync = useMemorySync(scope);
   const pendingDeletes = usePendingDeletes();
   const [params, setParams] = useSearchParams();
@@ -318,7 +322,7 @@ function SyncLine(props: { status: SyncStatus; shown: number; total: number }) {
 function ScopeLine(props: { scope: MemoryScope }) {
   const { org } = useStudio();
   const projects = useProjects();
-  const members = useMembers(props.scope.kind === 'member');
+  const members = useMembers(props.scope.kind === 'member' && !props.scope.endUser);
   const { scope } = props;
   if (scope.kind === 'project') {
     const project = projects.data?.find((p) => p.id === scope.projectId);
@@ -326,6 +330,21 @@ function ScopeLine(props: { scope: MemoryScope }) {
       <>
         The shared pool of <strong>{project?.name ?? 'a project'}</strong>: every collaborator of
         the project sees it.
+      </>
+    );
+  }
+  if (scope.kind === 'member' && scope.endUser) {
+    const { externalId, name } = scope.endUser;
+    return (
+      <>
+        Acting for the end user <strong>{name ?? externalId}</strong>
+        {name ? (
+          <>
+            {' '}
+            <span className="scope-external-id">({externalId})</span>
+          </>
+        ) : null}
+        : what you do here is recorded in the audit log.
       </>
     );
   }

@@ -1,8 +1,15 @@
-/** Whose memories a page shows: the person's own, a project's pool, or another member's. */
+/**
+ * Whose memories a page shows: the person's own, a project's pool, or another member's. An end
+ * user is a member whom an app registered: the same store and override, named by the app's id.
+ */
 export type MemoryScope =
   | { readonly kind: 'own' }
   | { readonly kind: 'project'; readonly projectId: string }
-  | { readonly kind: 'member'; readonly userId: string };
+  | {
+      readonly kind: 'member';
+      readonly userId: string;
+      readonly endUser?: { readonly externalId: string; readonly name?: string };
+    };
 
 /** The list's query parameters for the scope (spec: `project`, or the `user` override). */
 export function listQuery(scope: MemoryScope): { project?: string; user?: string } {

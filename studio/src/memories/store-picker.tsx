@@ -31,6 +31,18 @@ const pathOf = (key: string) => {
   return '/memories';
 };
 
+/** At most `max` characters: a select is as wide as its longest option. */
+const clipped = (text: string, max: number) =>
+  [...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text;
+
+/** "End user: Jane Doe (customer-42)", or without a name "End user: customer-42". */
+const endUserOption = (endUser: { externalId: string; name?: string }) =>
+  `End user: ${
+    endUser.name
+      ? `${clipped(endUser.name, 32)} (${clipped(endUser.externalId, 24)})`
+      : clipped(endUser.externalId, 48)
+  }`;
+
 /** Whose memories the page shows: the person's own, a project's pool, or another member's. */
 export function StorePicker(props: { scope: MemoryScope }) {
   const { me } = useStudio();
@@ -71,7 +83,11 @@ export function StorePicker(props: { scope: MemoryScope }) {
         ) : null}
         {known ? null : (
           <option value={current}>
-            {props.scope.kind === 'project' ? 'Another project' : 'Another member'}
+            {props.scope.kind === 'project'
+              ? 'Another project'
+              : props.scope.kind === 'member' && props.scope.endUser
+                ? endUserOption(props.scope.endUser)
+                : 'Another member'}
           </option>
         )}
       </select>

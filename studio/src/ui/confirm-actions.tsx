@@ -8,6 +8,8 @@ export function ConfirmActions(props: {
   /** The same while under way: "Removing…". */
   busyLabel: string;
   busy: boolean;
+  /** The act cannot be asked for yet (what it would do is still being read). */
+  disabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -19,7 +21,7 @@ export function ConfirmActions(props: {
       <button
         type="button"
         className="button danger"
-        disabled={props.busy}
+        disabled={props.busy || props.disabled === true}
         onClick={props.onConfirm}
       >
         {props.busy ? props.busyLabel : props.label}
