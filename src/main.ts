@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { purgeExpiredAccountLinks } from './accounts/account-links.repository.ts';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createDatabase, type Database } from './db/database.ts';
@@ -7,7 +8,6 @@ import type { Catalog } from './gateway/catalog.ts';
 import { GatewayConfigError, loadCatalog } from './gateway/gateway-config.ts';
 import { catalogSummary } from './gateway/setup-guidance.ts';
 import { scheduleTombstonePurge } from './memory/tombstone-retention.ts';
-import { purgeExpiredAccountLinks } from './accounts/account-links.repository.ts';
 import { purgeExpiredOAuthRecords } from './oauth/oidc-adapter.ts';
 import { issuePlatformCredential } from './oauth/platform-credential.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
