@@ -113,6 +113,14 @@ describe('registering an app', () => {
       scope: 'memory:read memory:write admin',
     });
     expect(decodeJwt(token).mnemo_rate_limit).toBeUndefined();
+    const userinfo = await fetch(`${server.url}/oauth/me`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(await userinfo.json()).toEqual({
+      sub: made.app.userId,
+      name: 'Support bot',
+      organizations: [{ id: orgId, name: 'Acme', role: 'admin' }],
+    });
     const endUser = await api(token, 'PUT', `/api/v1/orgs/${orgId}/end-users/customer-7`, {
       name: 'Jo',
     });

@@ -198,7 +198,7 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
       const organizations = await listUserOrganizations(deps.db, account.id);
       return {
         sub: account.id,
-        email: account.email,
+        ...(account.email === null ? {} : { email: account.email }),
         ...(account.name === null ? {} : { name: account.name }),
         organizations,
       };

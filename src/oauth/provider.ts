@@ -184,7 +184,7 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
         accountId: account.id,
         claims: () => ({
           sub: account.id,
-          email: account.email,
+          ...(account.email === null ? {} : { email: account.email }),
           ...(account.name === null ? {} : { name: account.name }),
         }),
       };
