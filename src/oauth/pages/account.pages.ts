@@ -152,7 +152,7 @@ ${newPasswordFields({ label: 'Password', error: o.error })}
 <input id="organization" name="organization" type="text" autocomplete="organization" maxlength="200" value="${o.organization ?? ''}">
 <div class="actions">${submitButton('Create account')}</div>
 </form>
-<p class="links">Already have an account? <a href="${o.signInUrl}">Sign in</a></p>`,
+<p class="links"><span>Already have an account? <a href="${o.signInUrl}">Sign in</a></span></p>`,
   });
 }
 
@@ -215,7 +215,8 @@ export function resetByOperatorPage(o: { signInUrl: string }): string {
   return notice({
     title: 'Reset your password',
     lead: 'This server sends no email, so a forgotten password is reset by its operators: ask one of them.',
-    more: html`<p class="muted">They set a new one with <code>mnemo admin user set --user &lt;your id&gt; --password-stdin</code>.</p>`,
+    // The command breaks only between its arguments: never inside `--password-stdin`.
+    more: html`<p class="muted">They set a new one with <code>mnemo admin user set <span class="nowrap">--user &lt;your id&gt;</span> <span class="nowrap">--password-stdin</span></code>.</p>`,
     link: { href: o.signInUrl, label: 'Back to sign in' },
   });
 }

@@ -11,6 +11,7 @@ const STYLE = `
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;overflow-wrap:anywhere}
 main{max-width:27rem;margin:3rem auto;padding:2rem 1.75rem;background:var(--surface);border:1px solid var(--edge);border-radius:10px;box-shadow:0 1px 3px rgb(16 24 40 / 10%)}
+main>:last-child{margin-bottom:0}
 @media (max-width:30rem){main{margin:0;min-height:100vh;border:0;border-radius:0;box-shadow:none}}
 .brand{display:flex;align-items:center;gap:.6rem;font-weight:700;font-size:1.05rem;margin-bottom:1.5rem}
 .brand svg rect{fill:var(--accent)}.brand svg path{stroke:var(--on-accent)}
@@ -35,6 +36,7 @@ form button{width:100%}
 .actions form{flex:1}
 .alert{color:var(--danger);border-left:4px solid var(--danger);padding:.25rem .75rem;margin:1rem 0;font-weight:600}
 .muted{color:var(--muted)}
+.nowrap{white-space:nowrap}
 fieldset{margin:0 0 1rem;padding:.25rem 1rem 1rem;border:1px solid var(--edge);border-radius:6px}
 legend{font-weight:600;padding:0 .25rem}
 .choice{display:flex;align-items:center;gap:.6rem;margin-top:.6rem}
