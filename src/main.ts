@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { purgeExpiredAccountLinks } from './accounts/account-links.repository.ts';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createDatabase, type Database } from './db/database.ts';
@@ -46,10 +45,7 @@ export async function start(config: Config): Promise<FastifyInstance> {
   // oidc-provider never deletes what expired (codes, sessions, refresh tokens): the store does,
   // with the sign-up, reset and sign-in links no one can use any more.
   const stopOAuthPurge = runPeriodically(
-    async () => {
-      await purgeExpiredOAuthRecords(database);
-      await database.write((trx) => purgeExpiredAccountLinks(trx, Date.now()));
-    },
+    () => purgeExpiredOAuthRecords(database),
     3600 * 1000,
     (error) => app.log.error({ err: error }, 'purging expired authorization records failed'),
   );

@@ -1,4 +1,5 @@
 import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
+import { purgeExpiredAccountLinks } from '../accounts/account-links.repository.ts';
 import type { Database } from '../db/database.ts';
 import { hashClientSecret } from './client-secrets.ts';
 import { deleteOrphanConnections } from './connections.repository.ts';
@@ -167,8 +168,9 @@ export function createOidcAdapter(
 
 /**
  * Deletes the records that expired before `now` (they are already invisible to the adapter),
- * and the connections of grants that are gone; returns how many records. oidc-provider never
- * deletes an expired record itself.
+ * the connections of grants that are gone, and the sign-up, reset and sign-in links that expired
+ * (nothing can use them); returns how many records. oidc-provider never deletes an expired
+ * record itself. One transaction: a process stopping meanwhile leaves it done or not begun.
  */
 export async function purgeExpiredOAuthRecords(
   database: Database,
@@ -180,6 +182,7 @@ export async function purgeExpiredOAuthRecords(
       .where('expires_at', '<', now)
       .executeTakeFirst();
     await deleteOrphanConnections(trx, now);
+    await purgeExpiredAccountLinks(trx, now);
     return deleted;
   });
   return Number(result.numDeletedRows);

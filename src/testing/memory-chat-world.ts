@@ -164,3 +164,33 @@ export async function startMemoryChatWorld(
     },
   };
 }
+
+/**
+ * A `/v1/chat/completions` call of the echo model of OpenAI's kind with raw fetch, with
+ * `headers`: the status, what was recalled, the echoed request and the error, as they are.
+ */
+export async function chatWithMemory(
+  world: MemoryChatWorld,
+  headers: Record<string, string>,
+  content: string,
+) {
+  const response = await fetch(`${world.gateway.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${world.gateway.apiKey}`,
+      'content-type': 'application/json',
+      ...headers,
+    },
+    body: JSON.stringify({ model: ECHO.openai, messages: [{ role: 'user', content }] }),
+  });
+  const body = (await response.json()) as {
+    choices?: { message: { content: string } }[];
+    error?: { message: string; type: string; param: string | null; code: string | null };
+  };
+  return {
+    status: response.status,
+    recalled: response.headers.get('x-mnemo-memories'),
+    echoed: body.choices?.[0]?.message.content ?? '',
+    error: body.error,
+  };
+}

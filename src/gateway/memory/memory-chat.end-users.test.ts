@@ -4,34 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
-  ECHO,
+  chatWithMemory,
   type MemoryChatWorld,
   startMemoryChatWorld,
 } from '../../testing/memory-chat-world.ts';
 
 const quoted = (text: string) => JSON.stringify(text).slice(1, -1);
 
-async function chat(world: MemoryChatWorld, headers: Record<string, string>, content: string) {
-  const response = await fetch(`${world.gateway.baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${world.gateway.apiKey}`,
-      'content-type': 'application/json',
-      ...headers,
-    },
-    body: JSON.stringify({ model: ECHO.openai, messages: [{ role: 'user', content }] }),
-  });
-  const body = (await response.json()) as {
-    choices?: { message: { content: string } }[];
-    error?: { message: string; type: string; param: string | null; code: string | null };
-  };
-  return {
-    status: response.status,
-    recalled: response.headers.get('x-mnemo-memories'),
-    echoed: body.choices?.[0]?.message.content ?? '',
-    error: body.error,
-  };
-}
+const chat = chatWithMemory;
 
 async function platform(world: MemoryChatWorld, method: string, path: string, body?: object) {
   const response = await fetch(`${world.gateway.server.url}${path}`, {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import {
+  chatWithMemory,
   ECHO,
   type MemoryChatWorld,
   startMemoryChatWorld,
@@ -13,28 +14,7 @@ import { MEMORY_BLOCK_END, MEMORY_OPENING, memoryBlock } from './recall-prompt.t
 
 const quoted = (text: string) => JSON.stringify(text).slice(1, -1);
 
-/** A `/v1/chat/completions` call with raw fetch: the status, headers and body as they are. */
-async function chat(world: MemoryChatWorld, headers: Record<string, string>, content: string) {
-  const response = await fetch(`${world.gateway.baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${world.gateway.apiKey}`,
-      'content-type': 'application/json',
-      ...headers,
-    },
-    body: JSON.stringify({ model: ECHO.openai, messages: [{ role: 'user', content }] }),
-  });
-  const body = (await response.json()) as {
-    choices?: { message: { content: string } }[];
-    error?: { message: string; type: string; param: string | null; code: string | null };
-  };
-  return {
-    status: response.status,
-    recalled: response.headers.get('x-mnemo-memories'),
-    echoed: body.choices?.[0]?.message.content ?? '',
-    error: body.error,
-  };
-}
+const chat = chatWithMemory;
 
 describe('the switch and the key’s rights', () => {
   let world: MemoryChatWorld;

@@ -2,8 +2,8 @@ import { TriangleAlert } from 'lucide-react';
 import { useEffect, useId, useRef } from 'react';
 import type { App } from '../api/queries.ts';
 import { useStudio } from '../app/studio-context.tsx';
+import { CopyButton } from '../ui/copy-button.tsx';
 import { TOKEN_MINUTES, tokenCommand } from './app-words.ts';
-import { CopyButton } from './copy-button.tsx';
 
 /**
  * An app's credentials with its secret, shown this once (at registration, or after a new

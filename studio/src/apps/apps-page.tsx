@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { type App, type AppList, queryKeys } from '../api/queries.ts';
 import { isManager, useStudio } from '../app/studio-context.tsx';
 import { SettingsNav } from '../keys/settings-nav.tsx';
+import { CopyButton } from '../ui/copy-button.tsx';
 import { EmptyState } from '../ui/empty-state.tsx';
 import { formatDate, formatDateTime, formatInteger } from '../ui/format.ts';
 import { useHeadingFocusAfterClose } from '../ui/heading-focus.ts';
@@ -21,7 +22,6 @@ import {
   tokenCommand,
 } from './app-words.ts';
 import { updateApp, useApps } from './apps-queries.ts';
-import { CopyButton } from './copy-button.tsx';
 import { NewSecretDialog } from './new-secret-dialog.tsx';
 import { RateLimitDialog } from './rate-limit-dialog.tsx';
 import { RegisterAppDialog } from './register-app-dialog.tsx';

@@ -1,17 +1,7 @@
-import { Check, Copy } from 'lucide-react';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef } from 'react';
+import { CopyButton } from '../ui/copy-button.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { formatDate } from '../ui/format.ts';
-
-/** Puts `text` on the clipboard; false where the browser refuses. */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * An invitation's link, read-only, with Copy. It takes focus when shown, selected, since the
@@ -25,7 +15,6 @@ export function InvitationLink(props: {
   hint?: string;
 }) {
   const ids = { field: useId(), hint: useId() };
-  const [copy, setCopy] = useState<'idle' | 'copied' | 'failed'>('idle');
   const field = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => field.current?.focus(), []);
@@ -51,31 +40,13 @@ export function InvitationLink(props: {
           aria-describedby={describedBy || undefined}
           onFocus={(event) => event.target.select()}
         />
-        <button
-          type="button"
-          className="button"
-          onClick={async () => setCopy((await copyText(props.url)) ? 'copied' : 'failed')}
-        >
-          {copy === 'copied' ? (
-            <Check size={16} aria-hidden="true" />
-          ) : (
-            <Copy size={16} aria-hidden="true" />
-          )}
-          Copy
-        </button>
+        <CopyButton value={props.url} />
       </div>
       {props.hint ? (
         <span id={ids.hint} className="field-hint">
           {props.hint}
         </span>
       ) : null}
-      <span role="status" className="invitation-link-status">
-        {copy === 'copied'
-          ? 'Copied'
-          : copy === 'failed'
-            ? 'The browser did not allow copying: select the link and copy it yourself.'
-            : ''}
-      </span>
     </div>
   );
 }

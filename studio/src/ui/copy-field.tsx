@@ -1,5 +1,5 @@
-import { Check, Copy } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useId } from 'react';
+import { CopyButton } from './copy-button.tsx';
 
 /**
  * A value to paste elsewhere (an address, a command): shown read-only in a labelled field, with
@@ -8,16 +8,6 @@ import { useId, useState } from 'react';
  */
 export function CopyField(props: { label: string; value: string; hint?: string }) {
   const ids = { field: useId(), hint: useId() };
-  const [copy, setCopy] = useState<'idle' | 'copied' | 'failed'>('idle');
-
-  async function copyValue() {
-    try {
-      await navigator.clipboard.writeText(props.value);
-      setCopy('copied');
-    } catch {
-      setCopy('failed');
-    }
-  }
 
   return (
     <div className="field copy-field">
@@ -33,27 +23,13 @@ export function CopyField(props: { label: string; value: string; hint?: string }
           aria-describedby={props.hint ? ids.hint : undefined}
           onFocus={(event) => event.target.select()}
         />
-        <button type="button" className="button" onClick={() => void copyValue()}>
-          {copy === 'copied' ? (
-            <Check size={16} aria-hidden="true" />
-          ) : (
-            <Copy size={16} aria-hidden="true" />
-          )}
-          Copy
-        </button>
+        <CopyButton value={props.value} />
       </div>
       {props.hint ? (
         <span id={ids.hint} className="field-hint">
           {props.hint}
         </span>
       ) : null}
-      <span role="status" className="copy-field-status">
-        {copy === 'copied'
-          ? 'Copied'
-          : copy === 'failed'
-            ? 'The browser did not allow copying: select the text and copy it yourself.'
-            : ''}
-      </span>
     </div>
   );
 }
