@@ -8,7 +8,7 @@ import { deleteKeysOfUser } from '../keys/keys.repository.ts';
 import type { ErasedMemories, MemoryErasure } from '../memory/memory-erasure.ts';
 import { deleteClientsOfServiceUser } from '../oauth/clients.repository.ts';
 import { deleteMembership } from '../orgs/orgs.repository.ts';
-import { eraseUserRow, lockUserRow } from '../orgs/users.repository.ts';
+import { deleteErasedUser, lockUserRow } from '../orgs/users.repository.ts';
 import { deleteOrganizationGrants } from '../projects/projects.repository.ts';
 
 /** What an erasure removed: counts only, as the audit log keeps them. */
@@ -34,9 +34,9 @@ export interface ErasureDeps {
  * Erases an identity that never signs in (an end user, an app) from the organization that holds
  * it: every memory it had and every memory proposal for it (memory/memory-erasure.ts), its
  * membership and project grants, its API keys, its OAuth clients and records, its external id,
- * and every personal field of its row; the row keeps only its id and the status `erased`, so
- * that nothing can act as it again. One transaction: all of it or none of it. The audit log
- * records that it happened, who did it and how much went, never what.
+ * and its row: nothing can act as it again, and its tokens name no account. One transaction:
+ * all of it or none of it. The audit log records that it happened, who did it and how much
+ * went, never what.
  */
 export function createIdentityErasure(deps: ErasureDeps) {
   const now = deps.now ?? Date.now;
@@ -57,7 +57,7 @@ export function createIdentityErasure(deps: ErasureDeps) {
     await endAccountSessions(trx, userId);
     await trx.deleteFrom('account_links').where('user_id', '=', userId).execute();
     await deleteEndUserRow(trx, userId);
-    await eraseUserRow(trx, userId);
+    await deleteErasedUser(trx, userId);
     return {
       summary: {
         memories: memories.own,

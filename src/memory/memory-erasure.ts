@@ -5,6 +5,13 @@ import type { MemoryRepository } from './memory.repository.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 import { nextUpdatedAt } from './memory-writes.ts';
 
+/**
+ * The contributor the tombstones of an erased identity's pool contributions name: one row of
+ * the store (status `erased`), made by the migration 2026-11-28T00_people. The max UUID (RFC 9562
+ * §5.10), which no user is given.
+ */
+export const ERASED_CONTRIBUTOR = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
 /** What erasing one identity's memories removed. */
 export interface ErasedMemories {
   /** Active memories of its own stores, gone with every row of those stores. */
@@ -28,9 +35,10 @@ export interface ErasedMemories {
  * - the memory proposals waiting for it.
  *
  * Each store's counter row is taken first, in one order, as every write of the store takes it:
- * a write to the same store runs before or after, never between. A write that passed its checks
- * before and arrives after finds the identity erased and is refused by the store (the
- * `memories_no_erased_contributor` trigger): nothing is written for an erased identity.
+ * a write to the same store runs before or after, never between. The pool tombstones then name
+ * ERASED_CONTRIBUTOR, and nothing in the store refers to the identity's row any more: the
+ * erasure deletes it last, and a write that passed its checks before and arrives after is
+ * refused by the foreign key (`isMissingContributor`): nothing is written for an erased identity.
  */
 export function createMemoryErasure(deps: {
   readonly database: Pick<Database, 'dialect'>;
@@ -101,6 +109,12 @@ export function createMemoryErasure(deps: {
       await embeddings.dropVectors(trx, current.id);
       deleted += 1;
     }
+    // Its tombstones, these and older ones, no longer name it.
+    await trx
+      .updateTable('memories')
+      .set({ contributor_id: ERASED_CONTRIBUTOR })
+      .where('contributor_id', '=', userId)
+      .execute();
     return deleted;
   }
 
@@ -124,13 +138,13 @@ export function createMemoryErasure(deps: {
 export type MemoryErasure = ReturnType<typeof createMemoryErasure>;
 
 /**
- * Whether the store refused a new memory because its contributor was erased meanwhile (the
- * migration 2026-11-28T00_people's trigger): PostgreSQL's SQLSTATE, SQLite's message.
+ * Whether the store refused a new memory because its contributor's row is gone (an identity
+ * erased after the write's checks): the foreign key, PostgreSQL's SQLSTATE or SQLite's words.
  */
-export function isErasedContributor(error: unknown): boolean {
+export function isMissingContributor(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return (
-    (error as { code?: unknown }).code === 'MNE01' ||
-    error.message.includes('memory contributor was erased')
+    (error as { code?: unknown }).code === '23503' ||
+    error.message.includes('FOREIGN KEY constraint failed')
   );
 }

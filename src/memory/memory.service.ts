@@ -36,7 +36,7 @@ import type {
 } from './memory.schemas.ts';
 import type { MemoryTargets, Target } from './memory.targets.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
-import { isErasedContributor } from './memory-erasure.ts';
+import { isMissingContributor } from './memory-erasure.ts';
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
 import type { FoundMemory, MemorySearchRepository } from './memory-search.repository.ts';
 import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
@@ -419,7 +419,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         })
         .catch((error: unknown) => {
           // Erased after the checks above and before the write: no member any more.
-          throw isErasedContributor(error) ? unknownTargetUser() : error;
+          throw isMissingContributor(error) ? unknownTargetUser() : error;
         });
       if (!result.created) {
         return { created: false, memory: { id: result.memory.id, content: result.memory.content } };

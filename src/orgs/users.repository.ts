@@ -72,24 +72,19 @@ export async function updateUserName(
 }
 
 /**
- * Takes a user's row for update (PostgreSQL; SQLite's writes are serial anyway): an erasure
- * does first, so that a memory written for the user meanwhile is either committed before it or
- * refused after it (the `memories_no_erased_contributor` trigger waits on this lock).
+ * Takes a user's row for update (PostgreSQL; SQLite's writes are serial anyway). An erasure
+ * does so first: a memory being written for the user holds the lock its foreign key's check
+ * takes on the row (FOR KEY SHARE), which this one waits for, so the memory is committed before
+ * the erasure reads what to delete; one written later waits for the erasure, and then finds no
+ * row to refer to (the row is deleted last): refused.
  */
 export async function lockUserRow(db: Kysely<Tables>, id: string): Promise<void> {
   await db.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute();
 }
 
-/**
- * Keeps only the id of an erased identity (tombstones of project pools still name it as their
- * contributor, and the audit log as its target): no email, name or password, status `erased`.
- */
-export async function eraseUserRow(db: Kysely<Tables>, id: string): Promise<void> {
-  await db
-    .updateTable('users')
-    .set({ email: null, name: null, password_hash: null, status: 'erased' })
-    .where('id', '=', id)
-    .execute();
+/** Deletes an erased identity's row, once nothing refers to it any more. */
+export async function deleteErasedUser(db: Kysely<Tables>, id: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', id).execute();
 }
 
 /** Returns false when there is no such user (an erased one is none). */

@@ -6,9 +6,9 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
  * and the one-time links of sign-up, password reset and sign-in after them.
  *
  * - `users.kind` tells a person (who signs in) from an end user and an app (who never do), and
- *   `users.email` becomes optional: end users and apps have none. `users.status` gains `erased`:
- *   the row of an identity that was erased keeps its id (memories of project pools it
- *   contributed to remain as tombstones that name it) and nothing else.
+ *   `users.email` becomes optional: end users and apps have none. `users.status` gains `erased`,
+ *   the status of one row, `ERASED_CONTRIBUTOR`: the contributor the tombstones of an erased
+ *   identity's pool contributions name once its own row is gone.
  * - `end_users`: an end user's id in the app's own terms, one per organization.
  * - `oauth_clients.org_id`: the organization an app belongs to; `rate_limit_per_minute`: the
  *   limit its owners gave it above the default (null: the default).
@@ -19,6 +19,8 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
  *   password can end them all.
  */
 const STATUSES = `('active', 'suspended', 'banned', 'erased')`;
+/** The max UUID (RFC 9562 §5.10), which no user is given: kept in step with the code's. */
+const ERASED_CONTRIBUTOR = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 /** Only a person signs in, by email: every person has one, until erased. */
 const PERSON_HAS_EMAIL = `email is not null or kind <> 'person' or status = 'erased'`;
 
@@ -134,7 +136,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .column('expires_at')
     .execute();
 
-  await refuseMemoriesOfErased(db);
+  // Never signs in, belongs nowhere: only named by tombstones (identity-erasure.ts).
+  await db
+    .insertInto('users')
+    .values({
+      id: ERASED_CONTRIBUTOR,
+      email: null,
+      name: null,
+      password_hash: null,
+      status: 'erased',
+      kind: 'person',
+      created_at: 0,
+    })
+    .execute();
 
   await db.schema.alterTable('oauth_records').addColumn('account_id', 'text').execute();
   await db
@@ -158,19 +172,21 @@ export async function down(db: Kysely<any>): Promise<void> {
     .selectFrom('users')
     .select('id')
     .where((eb) => eb.or([eb('kind', '!=', 'person'), eb('status', '=', 'erased')]))
+    .where('id', '!=', ERASED_CONTRIBUTOR)
     .limit(1)
     .execute();
-  if (identities.length > 0) {
+  const erasedContributions = await db
+    .selectFrom('memories')
+    .select('id')
+    .where('contributor_id', '=', ERASED_CONTRIBUTOR)
+    .limit(1)
+    .execute();
+  if (identities.length > 0 || erasedContributions.length > 0) {
     throw new Error(
-      'cannot undo 2026-11-28T00_people: the store holds end users, apps or erased accounts, which the earlier schema cannot',
+      'cannot undo 2026-11-28T00_people: the store holds end users, apps or what erased ones left, which the earlier schema cannot',
     );
   }
-  if (isPostgres(db)) {
-    await sql`drop trigger memories_no_erased_contributor on memories`.execute(db);
-    await sql`drop function refuse_memory_of_erased()`.execute(db);
-  } else {
-    await sql`drop trigger memories_no_erased_contributor`.execute(db);
-  }
+  await db.deleteFrom('users').where('id', '=', ERASED_CONTRIBUTOR).execute();
   await db.schema.dropIndex('oauth_records_account').execute();
   await db.schema.alterTable('oauth_records').dropColumn('account_id').execute();
   await db.schema.dropTable('account_links').execute();
@@ -200,38 +216,6 @@ export async function down(db: Kysely<any>): Promise<void> {
     status text not null check (status in ('active', 'suspended', 'banned')),
     created_at bigint not null`,
   );
-}
-
-/**
- * The store refuses a memory written for an erased identity: a write that passed its checks
- * (the target a member) before the erasure arrives after it, and must not bring the identity
- * back. One lookup by primary key per new memory. On PostgreSQL the lookup takes the lock the
- * foreign key's own check takes (FOR KEY SHARE, nothing more), and an erasure first takes the
- * row FOR UPDATE, which it conflicts with: a write that looked first is committed before the
- * erasure reads what to delete, one that looks later waits for the erasure and sees `erased`.
- * PostgreSQL raises SQLSTATE `MNE01`, SQLite aborts with the same words (memory-erasure.ts tells
- * them apart); SQLite's writes run one at a time anyway.
- */
-async function refuseMemoriesOfErased(db: Kysely<any>): Promise<void> {
-  if (isPostgres(db)) {
-    await sql`create function refuse_memory_of_erased() returns trigger language plpgsql as $$
-      declare
-        contributor_status text;
-      begin
-        select status into contributor_status from users
-          where id = new.contributor_id for key share;
-        if contributor_status = 'erased' then
-          raise exception 'memory contributor was erased' using errcode = 'MNE01';
-        end if;
-        return new;
-      end $$`.execute(db);
-    await sql`create trigger memories_no_erased_contributor before insert on memories
-      for each row execute function refuse_memory_of_erased()`.execute(db);
-    return;
-  }
-  await sql`create trigger memories_no_erased_contributor before insert on memories
-    when (select status from users where id = new.contributor_id) = 'erased'
-    begin select raise(abort, 'memory contributor was erased'); end`.execute(db);
 }
 
 /**
