@@ -152,7 +152,7 @@ export function admitCaller(
   orgId: string,
   context: CallerContext | undefined,
 ): Caller {
-  // An erased identity (an app revoked, an end user erased) is no account any more.
+  // No row (an app revoked, an end user erased), or the one their pool tombstones name: no account.
   if (!context || context.status === 'erased') {
     throw invalidCredential(CREDENTIAL_MESSAGES.unknownAccount);
   }

@@ -48,15 +48,16 @@ export function createChatMemory(deps: ChatMemoryDeps) {
   const { memory } = deps;
 
   /**
-   * `x-mnemo-user` as a member id: an end user registered under it as their id in the app,
-   * else a member with it as their mnemo id. Whether the caller may act for them, and whether
-   * they are a member at all, the memory service decides as for the API's `user`.
+   * Whom `x-mnemo-user` names: the end user registered under it as their id in the app, else
+   * the member with it as their mnemo id; undefined for the caller themself. Whether the caller
+   * may act for them, and whether they are a member at all, the memory service decides as for
+   * the API's `user`.
    */
-  async function target(caller: Caller, value: string): Promise<string> {
-    const endUser = await deps.findEndUser(caller.orgId, value);
-    const userId = endUser ?? parseUuid(value);
+  async function otherUser(caller: Caller, value: string): Promise<string | undefined> {
+    const userId = (await deps.findEndUser(caller.orgId, value)) ?? parseUuid(value);
     if (userId === undefined) throw unknownTargetUser();
-    return (await memory.actingFor(caller, userId)).userId;
+    const target = await memory.actingFor(caller, userId);
+    return target.overridden ? target.userId : undefined;
   }
 
   return {
@@ -77,7 +78,7 @@ export function createChatMemory(deps: ChatMemoryDeps) {
       if (project !== undefined) {
         await memory.checkStore(caller, { project }, options.learn ? 'edit' : 'read');
       }
-      const user = options.user === undefined ? undefined : await target(caller, options.user);
+      const user = options.user === undefined ? undefined : await otherUser(caller, options.user);
       // Proposals wait for the review of the member they are for, who must be able to sign in.
       if (user !== undefined && options.learn && deps.review) throw reviewForOthers();
       const stores: { name: StoreName; project?: string; user?: string }[] =
