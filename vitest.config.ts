@@ -43,6 +43,9 @@ export default defineConfig({
           ...shared,
           name: 'studio',
           include: ['studio/**/*.test.ts'],
+          // A poll waits for a page to show what it should: a studio signing in on a loaded
+          // machine takes seconds, where the default gives up after one.
+          expect: { poll: { timeout: 15_000 } },
           globalSetup: ['studio/e2e/global-setup.ts'],
           env: { MNEMO_TEST_ENGINE: 'sqlite' },
         },

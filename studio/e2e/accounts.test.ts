@@ -593,94 +593,94 @@ async function checker(colorScheme: 'light' | 'dark', viewport: typeof PHONE | u
   return { page, check, checked };
 }
 
-for (const colorScheme of ['light', 'dark'] as const) {
-  for (const [width, viewport] of [
-    ['desktop', undefined],
-    ['phone', PHONE],
-  ] as const) {
-    const tag = `${colorScheme}-${width}`;
+// Both widths and both schemes, each once: a scheme's colours are the same at any width, and
+// axe costs seconds a page on a busy machine.
+for (const [colorScheme, width, viewport] of [
+  ['light', 'desktop', undefined],
+  ['dark', 'phone', PHONE],
+] as const) {
+  const tag = `${colorScheme}-${width}`;
 
-    // axe takes seconds a page on a busy machine: a few pages a test.
-    test(`the sign-in page and the invitation pages pass axe and fit the width (${colorScheme}, ${width})`, async () => {
-      const links = await sharedLinks();
-      const { page, check, checked } = await checker(colorScheme, viewport);
-      await page.goto(`${t.url}/studio/memories`);
-      await page.getByRole('link', { name: 'Create an account' }).waitFor();
-      await check('sign-in');
+  // axe takes seconds a page on a busy machine: a few pages a test.
+  test(`the sign-in page and the invitation pages pass axe and fit the width (${colorScheme}, ${width})`, async () => {
+    const links = await sharedLinks();
+    const { page, check, checked } = await checker(colorScheme, viewport);
+    await page.goto(`${t.url}/studio/memories`);
+    await page.getByRole('link', { name: 'Create an account' }).waitFor();
+    await check('sign-in');
 
-      await page.goto(links.newcomer);
-      await page.getByLabel('Name', { exact: true }).waitFor();
-      await check('invitation, new account');
-      await page.getByLabel('Name', { exact: true }).fill('Newcomer');
-      await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD);
-      await page.getByLabel('Confirm password').fill('something else entirely');
-      await page.getByRole('button', { name: 'Join Acme' }).click();
-      await page.getByRole('alert').waitFor();
-      await check('invitation, new account, refused');
+    await page.goto(links.newcomer);
+    await page.getByLabel('Name', { exact: true }).waitFor();
+    await check('invitation, new account');
+    await page.getByLabel('Name', { exact: true }).fill('Newcomer');
+    await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('Confirm password').fill('something else entirely');
+    await page.getByRole('button', { name: 'Join Acme' }).click();
+    await page.getByRole('alert').waitFor();
+    await check('invitation, new account, refused');
 
-      await page.goto(links.member);
-      await page.getByRole('button', { name: 'Join Acme' }).waitFor();
-      await check('invitation, existing account');
+    await page.goto(links.member);
+    await page.getByRole('button', { name: 'Join Acme' }).waitFor();
+    await check('invitation, existing account');
 
-      await page.goto(links.used);
-      await page.getByRole('heading', { name: 'This invitation has already been used' }).waitFor();
-      await check('invitation, used');
-      expect(checked).toHaveLength(5);
-    }, 300_000);
+    await page.goto(links.used);
+    await page.getByRole('heading', { name: 'This invitation has already been used' }).waitFor();
+    await check('invitation, used');
+    expect(checked).toHaveLength(5);
+  }, 300_000);
 
-    test(`the sign-up pages pass axe and fit the width (${colorScheme}, ${width})`, async () => {
-      const { page, check, checked } = await checker(colorScheme, viewport);
-      await page.goto(`${t.url}/oauth/sign-up`);
-      await page.getByRole('button', { name: 'Create account' }).waitFor();
-      await check('sign-up');
-      const email = `sign-up-${tag}@example.test`;
-      await page.getByLabel('Name', { exact: true }).fill('Mary Winston');
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD);
-      await page.getByLabel('Confirm password').fill(NEW_PASSWORD);
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.getByRole('heading', { name: 'Check your email' }).waitFor();
-      await check('sign-up, check email');
-      await page.goto(linkIn(await smtp.next(email), 'sign-up'));
-      await page.getByRole('button', { name: 'Create my account' }).waitFor();
-      await check('sign-up, confirm');
-      await page.goto(`${t.url}/oauth/sign-up/sup_${'x'.repeat(43)}`);
-      await page.getByRole('heading', { name: 'This confirmation link is not valid' }).waitFor();
-      await check('sign-up, link not valid');
-      await page.goto(`${plain.url}/oauth/sign-up`);
-      await page.getByRole('heading', { name: 'Sign-up is closed' }).waitFor();
-      await check('sign-up closed');
-      expect(checked).toHaveLength(5);
-    }, 300_000);
+  test(`the sign-up pages pass axe and fit the width (${colorScheme}, ${width})`, async () => {
+    const { page, check, checked } = await checker(colorScheme, viewport);
+    await page.goto(`${t.url}/oauth/sign-up`);
+    await page.getByRole('button', { name: 'Create account' }).waitFor();
+    await check('sign-up');
+    const email = `sign-up-${tag}@example.test`;
+    await page.getByLabel('Name', { exact: true }).fill('Mary Winston');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('Confirm password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+    await check('sign-up, check email');
+    await page.goto(linkIn(await smtp.next(email), 'sign-up'));
+    await page.getByRole('button', { name: 'Create my account' }).waitFor();
+    await check('sign-up, confirm');
+    await page.goto(`${t.url}/oauth/sign-up/sup_${'x'.repeat(43)}`);
+    await page.getByRole('heading', { name: 'This confirmation link is not valid' }).waitFor();
+    await check('sign-up, link not valid');
+    await page.goto(`${plain.url}/oauth/sign-up`);
+    await page.getByRole('heading', { name: 'Sign-up is closed' }).waitFor();
+    await check('sign-up closed');
+    expect(checked).toHaveLength(5);
+  }, 300_000);
 
-    test(`the password reset pages pass axe and fit the width (${colorScheme}, ${width})`, async () => {
-      const { existing } = await sharedLinks();
-      const { page, check, checked } = await checker(colorScheme, viewport);
-      await page.goto(`${t.url}/oauth/password-reset`);
-      await page.getByRole('button', { name: 'Send reset link' }).waitFor();
-      await check('forgot password');
-      await page.getByLabel('Email').fill(existing.email);
-      await page.getByRole('button', { name: 'Send reset link' }).click();
-      await page.getByRole('heading', { name: 'Check your email' }).waitFor();
-      await check('forgot password, sent');
-      await page.goto(linkIn(await smtp.next(existing.email), 'password-reset'));
-      await page.getByRole('button', { name: 'Set password' }).waitFor();
-      await check('new password');
-      await page.getByLabel('New password').fill('password1234');
-      await page.getByLabel('Confirm password').fill('password1234');
-      await page.getByRole('button', { name: 'Set password' }).click();
-      await page
-        .getByRole('alert')
-        .getByText('That password is one of the most common: choose another.')
-        .waitFor();
-      await check('new password, refused');
-      await page.goto(`${t.url}/oauth/password-reset/pwr_${'x'.repeat(43)}`);
-      await page.getByRole('heading', { name: 'This password reset link is not valid' }).waitFor();
-      await check('password reset, link not valid');
-      await page.goto(`${plain.url}/oauth/password-reset`);
-      await page.getByText('ask one of them').waitFor();
-      await check('forgot password, no email');
-      expect(checked).toHaveLength(6);
-    }, 300_000);
-  }
+  test(`the password reset pages pass axe and fit the width (${colorScheme}, ${width})`, async () => {
+    const { existing } = await sharedLinks();
+    const { page, check, checked } = await checker(colorScheme, viewport);
+    await page.goto(`${t.url}/oauth/password-reset`);
+    await page.getByRole('button', { name: 'Send reset link' }).waitFor();
+    await check('forgot password');
+    await page.getByLabel('Email').fill(existing.email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+    await check('forgot password, sent');
+    await page.goto(linkIn(await smtp.next(existing.email), 'password-reset'));
+    await page.getByRole('button', { name: 'Set password' }).waitFor();
+    await check('new password');
+    await page.getByLabel('New password').fill('password1234');
+    await page.getByLabel('Confirm password').fill('password1234');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page
+      .getByRole('alert')
+      .getByText('That password is one of the most common: choose another.')
+      .waitFor();
+    await check('new password, refused');
+    await page.goto(`${t.url}/oauth/password-reset/pwr_${'x'.repeat(43)}`);
+    await page.getByRole('heading', { name: 'This password reset link is not valid' }).waitFor();
+    await check('password reset, link not valid');
+    await page.goto(`${plain.url}/oauth/password-reset`);
+    await page.getByText('ask one of them').waitFor();
+    await check('forgot password, no email');
+    expect(checked).toHaveLength(6);
+  }, 300_000);
 }

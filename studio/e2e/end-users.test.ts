@@ -323,11 +323,10 @@ test('erasing asks first, naming what goes; then the row and the memories are go
     `End user, erased ${erin.id}`,
     'Deleted 2 memories, 1 memory in project pools, 1 project access',
   ]);
-  await page.goto(`${t.url}/studio/end-users`);
-
-  // Erased elsewhere while the list showed them: the dialog says so, and the row goes.
+  // Erased elsewhere while the list showed them: the dialog says so, and the row goes. (The page
+  // is opened once the end user exists: a reload during the studio's sign-in would abort it.)
   await register('erased-elsewhere');
-  await page.reload();
+  await page.goto(`${t.url}/studio/end-users`);
   const stale = table(page).getByRole('row').filter({ hasText: 'erased-elsewhere' });
   await stale.waitFor();
   await ok(t.api(t.owner.id, 'DELETE', endUserPath('erased-elsewhere')));
@@ -375,10 +374,10 @@ test('with no end users yet, the page says what they are and how an app register
   expect(await t.axe(page)).toEqual([]);
 });
 
+// Both widths and both schemes, each once: a scheme's colours are the same at any width, and
+// axe costs seconds a page on a busy machine.
 const LOOKS = [
   ['desktop', 'light', DESKTOP],
-  ['desktop', 'dark', DESKTOP],
-  ['375 px', 'light', PHONE],
   ['375 px', 'dark', PHONE],
 ] as const;
 
