@@ -8,14 +8,15 @@
  * and floor process on the others (taskset; unpinned without it, as the header then says). Then
  * the chat gateway (bench/gateway/): mnemo's /v1/chat/completions against the upstream
  * simulator it fronts and against Portkey's gateway, in the same run. Search (bench/search/)
- * only when asked for: its quality on a labelled set, its latency at 100,000 memories and what
- * its index costs an add, on SQLite and PostgreSQL.
+ * only when asked for: its quality on a labelled set and on five conversations of LoCoMo, its
+ * latency at 100,000 memories and what its index costs an add, on SQLite and PostgreSQL.
  *
  *   npm run bench -- [--seconds 10] [--warmup 3] [--connections 100] [--slice 2]
  *                    [--only get-one,post] [--setups sqlite,postgres-2] [--json] [--strict]
  *   npm run bench -- --only gateway                         # the chat gateway alone
  *   npm run bench -- --only studio                          # the studio: first load, 5,000 memories
- *   npm run bench -- --only search                          # search: quality, latency, add cost
+ *   npm run bench -- --only search                          # search: quality, LoCoMo, latency, adds
+ *   npm run bench -- --only search --parts quality,locomo --setups sqlite   # search's quality alone
  *   BENCH_CPU_PROF=<dir> npm run bench -- --only get-one    # a V8 CPU profile per process
  *
  * `--only` takes scenario names, `gateway`, `studio` and `search`; `--connections` and `--setups`
@@ -23,6 +24,8 @@
  * takes setup ids (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres); search runs
  * on one process of each engine named, searches with one connection and adds with
  * `--connections`, 5 s measured after 1 s of warm-up unless `--seconds` or `--warmup` say.
+ * `--parts` (with `--only search`) runs some of search's parts only: `quality` (the labelled
+ * set), `locomo`, `latency`, `adds`; all four by default.
  * PostgreSQL setups create their databases on MNEMO_BENCH_POSTGRES_URL
  * (default postgres://postgres@127.0.0.1:5432/postgres); when it cannot be reached the bench
  * stops before any load, unless only SQLite was chosen.
@@ -49,7 +52,12 @@ import {
   toJson,
 } from './report.ts';
 import { FLOOR_SCENARIOS, SCENARIOS, type Scenario } from './scenarios.ts';
-import { benchSearch, type SearchOutcome } from './search/run-search.ts';
+import {
+  benchSearch,
+  SEARCH_PARTS,
+  type SearchOutcome,
+  type SearchPart,
+} from './search/run-search.ts';
 import { type LoadOptions, runSetups } from './session.ts';
 import { dropLeftoverStores, SETUPS, type Setup } from './setups.ts';
 import { benchStudio, type StudioOutcome } from './studio/run-studio.ts';
@@ -84,8 +92,14 @@ interface Options {
   readonly setups: readonly Setup[];
   readonly gateway: boolean;
   readonly studio: boolean;
-  /** The search part: its load and its setups (one process per engine); none when not asked. */
-  readonly search: { readonly load: LoadOptions; readonly setups: readonly Setup[] } | undefined;
+  /** The search part: its parts, load and setups (one process per engine); none when not asked. */
+  readonly search:
+    | {
+        readonly parts: ReadonlySet<SearchPart>;
+        readonly load: LoadOptions;
+        readonly setups: readonly Setup[];
+      }
+    | undefined;
   readonly json: boolean;
   readonly strict: boolean;
 }
@@ -159,6 +173,24 @@ function selectSetups(
   return SETUPS.filter((s) => asked.has(s.id));
 }
 
+/** The parts of search `--parts` names; every one when it names none. */
+function selectSearchParts(chosen: string | undefined, search: boolean): Set<SearchPart> {
+  if (chosen === undefined) return new Set(SEARCH_PARTS);
+  if (!search) throw new UsageError("--parts: the parts are search's: add --only search");
+  const names = chosen
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const known: readonly string[] = SEARCH_PARTS;
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new UsageError(
+      `--parts: unknown part ${unknown.join(', ') || '(none)'}; known: ${SEARCH_PARTS.join(', ')}`,
+    );
+  }
+  return new Set(SEARCH_PARTS.filter((part) => names.includes(part)));
+}
+
 function parseOptions(args: string[], log: (line: string) => void): Options {
   const { values } = parseArgs({
     args,
@@ -176,6 +208,7 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
       slice: { type: 'string', default: '2' },
       only: { type: 'string' },
       setups: { type: 'string' },
+      parts: { type: 'string' },
       json: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
     },
@@ -191,6 +224,7 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
   const scenarios = memory?.length === 0 ? [] : selectScenarios(memory && new Set(memory), log);
   const connections = count('connections', values.connections, 1);
   const searchSetups = selectSetups(values.setups, [], () => {});
+  const searchParts = selectSearchParts(values.parts, only?.includes(SEARCH) ?? false);
   return {
     load: {
       seconds: count('seconds', values.seconds ?? '10', 1),
@@ -204,6 +238,7 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
     studio,
     search: only?.includes(SEARCH)
       ? {
+          parts: searchParts,
           load: {
             seconds: count('seconds', values.seconds ?? SEARCH_SECONDS, 1),
             warmup: count('warmup', values.warmup ?? SEARCH_WARMUP, 0),

@@ -6,7 +6,7 @@ import { analyzeQuery, indexTerms, type TermGroup } from '../../src/platform/sea
 import { expectCall, storeHeaders, storeOf } from '../api-client.ts';
 import { getOneOf, postTo, type Scenario } from '../scenarios.ts';
 import { corpusTexts } from './corpus.ts';
-import { SEARCH_LIMIT } from './quality.ts';
+import { SEARCH_LIMIT } from './quality-app.ts';
 
 const STORE = 'search';
 /** The `search-100k` server's store holds this many (scenarios.ts). */

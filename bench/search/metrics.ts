@@ -16,11 +16,21 @@ export function recallAtDepth({ query, ranked }: Searched): number {
   return found / Math.min(query.answers.length, RECALL_DEPTH);
 }
 
+/** 1 / the rank of the first of `answers` in `ranked`; 0 when none is there. */
+export function reciprocalRankOf(answers: readonly string[], ranked: readonly string[]): number {
+  const wanted = new Set(answers);
+  const first = ranked.findIndex((key) => wanted.has(key));
+  return first === -1 ? 0 : 1 / (first + 1);
+}
+
 /** 1 / the rank of the first answer among the memories answered; 0 when none is there. */
 export function reciprocalRank({ query, ranked }: Searched): number {
-  const answers = new Set(query.answers);
-  const first = ranked.findIndex((key) => answers.has(key));
-  return first === -1 ? 0 : 1 / (first + 1);
+  return reciprocalRankOf(query.answers, ranked);
+}
+
+/** The mean of `values`; NaN when there are none. */
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
 export interface Figures {
@@ -32,8 +42,6 @@ export interface Figures {
 }
 
 export function figuresOf(searched: readonly Searched[]): Figures {
-  const mean = (values: number[]) =>
-    values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
   return {
     queries: searched.length,
     recall: mean(searched.map(recallAtDepth)),

@@ -1,8 +1,12 @@
 /**
- * The search part of `npm run bench` (`--only search`), on SQLite and PostgreSQL:
+ * The search part of `npm run bench` (`--only search`), on SQLite and PostgreSQL; `--parts`
+ * runs some of its parts only (SEARCH_PARTS):
  *
  * - Quality: the labelled set (labelled-set.ts) through the HTTP API of a fresh app, recall@5
  *   and MRR per kind of query, lexical, and hybrid when hybrid.ts configures it.
+ * - LoCoMo: five conversations of LoCoMo (locomo.ts), each turn a memory of its conversation's
+ *   project pool, its questions asked of that pool: recall@5, recall@10, MRR and hit@5 per
+ *   category, lexical and hybrid.
  * - Latency: searches of one member's store of 100,000 memories (corpus.ts), by kind of query,
  *   against GET one memory of the same store, with one connection: what one search takes.
  * - The add path: POST throughput to a store with its search index and to one without.
@@ -27,6 +31,9 @@ import {
   SEARCH_QUERIES,
   searchScenario,
 } from './latency.ts';
+import { loadLocomo } from './locomo.ts';
+import { measureLocomo } from './locomo-quality.ts';
+import { formatLocomo, type LocomoOutcome, locomoJson, missesLocomoAims } from './locomo-report.ts';
 import {
   AIMED_KINDS,
   type Figures,
@@ -35,14 +42,21 @@ import {
   RECALL_DEPTH,
   recallAtDepth,
 } from './metrics.ts';
-import { measureQuality, type QualityRun, SEARCH_LIMIT, type SearchMode } from './quality.ts';
+import { measureQuality, type QualityRun } from './quality.ts';
+import { everyMode, type QualityOutcome, SEARCH_LIMIT } from './quality-app.ts';
 
 /** One connection: the time of a search itself, not of a queue of them. */
 export const LATENCY_CONNECTIONS = 1;
 
+/** The parts `--parts` names, in the order they run; all of them by default. */
+export const SEARCH_PARTS = ['quality', 'locomo', 'latency', 'adds'] as const;
+export type SearchPart = (typeof SEARCH_PARTS)[number];
+
 export interface SearchPartOptions {
   /** The setups to measure on: one per engine (`sqlite-1`, `postgres-1`). */
   readonly setups: readonly Setup[];
+  /** The parts to run. */
+  readonly parts: ReadonlySet<SearchPart>;
   /** The searches' runs; the adds run with `load.connections`. */
   readonly load: LoadOptions;
   readonly dir: string;
@@ -56,31 +70,9 @@ export interface SearchOutcome {
   readonly json: unknown;
 }
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const two = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');
 
-type QualityOutcome =
-  | { readonly setup: Setup; readonly mode: SearchMode; readonly run: QualityRun }
-  | { readonly setup: Setup; readonly mode: SearchMode; readonly error: string };
-
-async function quality(options: SearchPartOptions): Promise<QualityOutcome[]> {
-  const outcomes: QualityOutcome[] = [];
-  // Lexical always; hybrid too once hybrid.ts configures it, each on an app of its own.
-  const configurations = HYBRID_SEARCH ? [undefined, HYBRID_SEARCH] : [undefined];
-  for (const setup of options.setups) {
-    for (const hybrid of configurations) {
-      const mode = hybrid ? 'hybrid' : 'lexical';
-      try {
-        const run = await measureQuality(setup, hybrid, options.dir, options.log);
-        outcomes.push({ setup, mode, run });
-      } catch (error) {
-        options.log(`search quality, ${setup.engine}, ${mode}: ${message(error)}`);
-        outcomes.push({ setup, mode, error: message(error) });
-      }
-    }
-  }
-  return outcomes;
-}
+type LabelledOutcome = QualityOutcome<QualityRun>;
 
 const GROUPS = [
   ...QUERY_KINDS.map((kind) => ({ label: kind, kinds: [kind] })),
@@ -102,7 +94,7 @@ function missedAims(run: QualityRun): string[] {
   });
 }
 
-function formatQuality(outcomes: readonly QualityOutcome[], engines: readonly Setup[]): string {
+function formatQuality(outcomes: readonly LabelledOutcome[], engines: readonly Setup[]): string {
   const counts = GROUPS.map(
     ({ kinds }) => QUERIES.filter((q) => (kinds as readonly string[]).includes(q.kind)).length,
   );
@@ -154,7 +146,7 @@ function formatQuality(outcomes: readonly QualityOutcome[], engines: readonly Se
 }
 
 /** Every query of the aimed kinds that some run did not answer fully in its top 5. */
-function formatMisses(outcomes: readonly QualityOutcome[]): string[] {
+function formatMisses(outcomes: readonly LabelledOutcome[]): string[] {
   const runs = outcomes.flatMap((o) => ('run' in o ? [o] : []));
   const rankOf = (run: QualityRun, index: number) => {
     const searched = run.searched[index];
@@ -236,9 +228,7 @@ function formatLatency(
       return [
         query.title,
         JSON.stringify(query.q),
-        found === undefined
-          ? '?'
-          : `${integer.format(found.count)}${found.anyWord ? ' (any word)' : ''}`,
+        found === undefined ? '?' : integer.format(found.count),
         ...runs.flatMap((r) => loadCells(r, query.name, SEARCH_GET_ONE.name)),
       ];
     }),
@@ -387,64 +377,52 @@ function analysisCost(): number {
   return ((performance.now() - started) * 1000) / texts.length;
 }
 
-function jsonOf(
-  outcomes: readonly QualityOutcome[],
-  latency: readonly SetupRun[],
-  adds: readonly SetupRun[],
-  matches: ReadonlyMap<string, Matches>,
-  analysisMicros: number,
-) {
-  const figures = (run: SetupRun, name: string) => {
-    const outcome = measuredOf(run, name);
-    return outcome?.ok ? outcome.measured : (outcome ?? null);
-  };
-  return {
-    quality: outcomes.map((o) => ({
-      engine: o.setup.engine,
-      mode: o.mode,
-      ...('error' in o
-        ? { error: o.error }
-        : {
-            groups: Object.fromEntries(GROUPS.map((g, i) => [g.label, figuresByGroup(o.run)[i]])),
-          }),
+function latencyJson(latency: readonly SetupRun[], matches: ReadonlyMap<string, Matches>) {
+  return latency.map((run) => ({
+    setup: run.setup.id,
+    getOne: measuredJson(run, SEARCH_GET_ONE.name),
+    searches: SEARCH_QUERIES.map((q) => ({
+      ...q,
+      matches: matches.get(q.name),
+      measured: measuredJson(run, q.name),
     })),
-    latency: latency.map((run) => ({
-      setup: run.setup.id,
-      getOne: figures(run, SEARCH_GET_ONE.name),
-      searches: SEARCH_QUERIES.map((q) => ({
-        ...q,
-        matches: matches.get(q.name),
-        measured: figures(run, q.name),
-      })),
-    })),
-    adds: adds.map((run) => ({
-      setup: run.setup.id,
-      rounds: Array.from({ length: ADD_ROUNDS }, (_, r) =>
-        Object.fromEntries(
-          ADD_VARIANTS.map(({ kind }) => [kind, addRound(run, kind, r + 1) ?? null]),
-        ),
-      ),
-    })),
-    analysisMicrosPerMemory: analysisMicros,
-  };
+  }));
 }
 
-/** Runs the search part and prints its tables on `out`. */
-export async function benchSearch(
-  options: SearchPartOptions,
-  out: (text: string) => void,
-): Promise<SearchOutcome> {
-  const { log } = options;
-  out('## Search');
-  out('');
-  const outcomes = await quality(options);
-  out(formatQuality(outcomes, options.setups));
-  out('');
+function measuredJson(run: SetupRun, name: string) {
+  const outcome = measuredOf(run, name);
+  return outcome?.ok ? outcome.measured : (outcome ?? null);
+}
 
+function addsJson(adds: readonly SetupRun[]) {
+  return adds.map((run) => ({
+    setup: run.setup.id,
+    rounds: Array.from({ length: ADD_ROUNDS }, (_, r) =>
+      Object.fromEntries(
+        ADD_VARIANTS.map(({ kind }) => [kind, addRound(run, kind, r + 1) ?? null]),
+      ),
+    ),
+  }));
+}
+
+function qualityJson(outcomes: readonly LabelledOutcome[]) {
+  return outcomes.map((o) => ({
+    engine: o.setup.engine,
+    mode: o.mode,
+    ...('error' in o
+      ? { error: o.error }
+      : {
+          groups: Object.fromEntries(GROUPS.map((g, i) => [g.label, figuresByGroup(o.run)[i]])),
+        }),
+  }));
+}
+
+/** The latency part: searches of the store of 100,000, each a load run of its own. */
+async function latencyPart(options: SearchPartOptions, out: (text: string) => void) {
+  const { log } = options;
   log('search latency: counting what each query matches in the corpus');
   const terms = corpusTerms();
   const matches = new Map(SEARCH_QUERIES.map((q) => [q.name, countMatches(terms, q.q)]));
-  const session = { dir: options.dir, profileDir: options.profileDir, log };
   // Each scenario on its own: search compares queries, not setups, nor one query with another.
   const latency = await runSetups(
     options.setups,
@@ -452,20 +430,71 @@ export async function benchSearch(
       SEARCH_GET_ONE,
       ...SEARCH_QUERIES.map((q) => searchScenario(q, matches.get(q.name) as Matches)),
     ].map((scenario) => [scenario]),
-    { ...session, load: { ...options.load, connections: LATENCY_CONNECTIONS } },
+    {
+      dir: options.dir,
+      profileDir: options.profileDir,
+      log,
+      load: { ...options.load, connections: LATENCY_CONNECTIONS },
+    },
   );
   out(formatLatency(latency, matches, options.load));
   out('');
+  return { runs: latency, json: latencyJson(latency, matches) };
+}
 
+/** The add path: adds with and without the search index. */
+async function addsPart(options: SearchPartOptions, out: (text: string) => void) {
   const adds = await runSetups(
     options.setups,
     ADD_SCENARIOS.map((scenario) => [scenario]),
-    { ...session, load: options.load },
+    { dir: options.dir, profileDir: options.profileDir, log: options.log, load: options.load },
   );
   const analysisMicros = analysisCost();
   out(formatAdds(adds, options.load, analysisMicros));
+  out('');
+  return { runs: adds, json: { adds: addsJson(adds), analysisMicrosPerMemory: analysisMicros } };
+}
 
-  const runs = [...latency, ...adds];
+/** Runs the parts of search asked for and prints their tables on `out`. */
+export async function benchSearch(
+  options: SearchPartOptions,
+  out: (text: string) => void,
+): Promise<SearchOutcome> {
+  const { log, parts, setups, dir } = options;
+  out('## Search');
+  out('');
+  let labelled: LabelledOutcome[] = [];
+  let locomo: LocomoOutcome[] = [];
+  const json: Record<string, unknown> = {};
+  if (parts.has('quality')) {
+    labelled = await everyMode(setups, HYBRID_SEARCH, 'search quality', log, (setup, hybrid) =>
+      measureQuality(setup, hybrid, dir, log),
+    );
+    out(formatQuality(labelled, setups));
+    out('');
+    json.quality = qualityJson(labelled);
+  }
+  if (parts.has('locomo')) {
+    const set = loadLocomo();
+    locomo = await everyMode(setups, HYBRID_SEARCH, 'search LoCoMo', log, (setup, hybrid) =>
+      measureLocomo(setup, hybrid, set, dir, log),
+    );
+    out(formatLocomo(locomo, setups, set));
+    out('');
+    json.locomo = locomoJson(locomo, set);
+  }
+  const runs: SetupRun[] = [];
+  if (parts.has('latency')) {
+    const latency = await latencyPart(options, out);
+    runs.push(...latency.runs);
+    json.latency = latency.json;
+  }
+  if (parts.has('adds')) {
+    const adds = await addsPart(options, out);
+    runs.push(...adds.runs);
+    Object.assign(json, adds.json);
+  }
+
   for (const run of runs) {
     for (const result of run.results) {
       if (!result.outcome.ok) {
@@ -476,11 +505,14 @@ export async function benchSearch(
     }
     for (const problem of run.problems) out(`${run.setup.name}: ${problem}`);
   }
+  const quality = [...labelled, ...locomo];
   return {
     broken:
-      outcomes.some((o) => 'error' in o || o.run.otherModeAnswers > 0) ||
+      quality.some((o) => 'error' in o || o.run.otherModeAnswers > 0) ||
       runs.some((r) => r.problems.length > 0 || r.results.some((x) => !x.outcome.ok)),
-    missed: outcomes.some((o) => 'run' in o && missedAims(o.run).length > 0),
-    json: jsonOf(outcomes, latency, adds, matches, analysisMicros),
+    missed:
+      labelled.some((o) => 'run' in o && missedAims(o.run).length > 0) ||
+      locomo.some(missesLocomoAims),
+    json,
   };
 }
