@@ -228,7 +228,9 @@ function formatLatency(
       return [
         query.title,
         JSON.stringify(query.q),
-        found === undefined ? '?' : integer.format(found.count),
+        found === undefined
+          ? '?'
+          : `${integer.format(found.count)}${found.anyWord ? ' (any word)' : ''}`,
         ...runs.flatMap((r) => loadCells(r, query.name, SEARCH_GET_ONE.name)),
       ];
     }),
