@@ -201,11 +201,7 @@ export function formatGatewayMemory(results: GatewayResults): string {
   );
   const questions = markdown(
     ['question', `matches of ${integer.format(run.memories)}`, 'recalled'],
-    run.questions.map((q) => [
-      q.question,
-      `${integer.format(q.matches)}${q.anyWord ? ' (any word)' : ''}`,
-      String(q.recalled),
-    ]),
+    run.questions.map((q) => [q.question, integer.format(q.matches), String(q.recalled)]),
     1,
     2,
   );

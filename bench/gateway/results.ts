@@ -81,7 +81,6 @@ export interface MemoryRead {
   readonly questions: ReadonlyArray<{
     readonly question: string;
     readonly matches: number;
-    readonly anyWord: boolean;
     readonly recalled: number;
   }>;
   /** Without the header: the key's own setting, memory off. */

@@ -44,7 +44,6 @@ const memoryRead = (withoutP50: number, readP50: number): MemoryRead => ({
     {
       question: 'Which cluster runs the ledger service?',
       matches: 470,
-      anyWord: true,
       recalled: 30,
     },
   ],

@@ -5,11 +5,16 @@
 import { describe, expect, test } from 'vitest';
 import { foldKey } from '../../src/memory/fold.ts';
 import { CATEGORIES } from '../../src/memory/memory.schemas.ts';
-import { foldText, indexTerms } from '../../src/platform/search-analyzer.ts';
+import { foldText } from '../../src/platform/search-analyzer.ts';
 import { MEMORIES, QUERIES, QUERY_KINDS, USERS } from './labelled-set.ts';
 
 const byKey = new Map(MEMORIES.map((memory) => [memory.key, memory]));
-const termsOf = (text: string) => new Set(indexTerms(text).split(' ').filter(Boolean));
+/**
+ * A text's words as written, folded (case, accents) and nothing more: what the set's labels
+ * speak of, whatever the analyzer makes of them.
+ */
+const termsOf = (text: string) =>
+  new Set(foldText(text).match(/[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu) ?? []);
 
 /** Words that carry no content: sharing them does not make a query lexical. */
 const FUNCTION_WORDS = new Set(

@@ -2,7 +2,8 @@
  * The search part's load scenarios: searches of a store of 100,000 memories (search/corpus.ts)
  * against GET one memory of that store, and adds with and without the search index.
  */
-import { analyzeQuery, indexTerms, type TermGroup } from '../../src/platform/search-analyzer.ts';
+import { scoredWords } from '../../src/memory/search-ranking.ts';
+import { analyzeQuery, indexTerms, matchesWord } from '../../src/platform/search-analyzer.ts';
 import { expectCall, storeHeaders, storeOf } from '../api-client.ts';
 import { getOneOf, postTo, type Scenario } from '../scenarios.ts';
 import { corpusTexts } from './corpus.ts';
@@ -29,38 +30,18 @@ export const SEARCH_QUERIES: readonly SearchQuery[] = [
   { name: 'search-none', title: 'no match', q: 'zyzzyva quokka' },
 ];
 
-/** How many memories of the corpus a query matches, and whether only through any word. */
+/** How many memories of the corpus a query matches: those holding some word of it. */
 export interface Matches {
   readonly count: number;
-  readonly anyWord: boolean;
 }
 
-/**
- * What the repository's query matches, counted over the corpus with the same analysis: every
- * group (its words or its joined form, the last term as a prefix), else any term.
- */
+/** What the repository's query matches, counted over the corpus with the same analysis. */
 export function countMatches(corpus: readonly ReadonlySet<string>[], q: string): Matches {
-  const { groups } = analyzeQuery(q);
-  const holds = (terms: ReadonlySet<string>, term: string, prefix: boolean) =>
-    prefix ? [...terms].some((t) => t.startsWith(term)) : terms.has(term);
-  const groupIn = (terms: ReadonlySet<string>, group: TermGroup, last: boolean) => {
-    const words = group.terms.every((term, i) =>
-      holds(terms, term, last && i === group.terms.length - 1),
-    );
-    return words || (group.joined !== undefined && holds(terms, group.joined, last));
-  };
-  const all = corpus.filter((terms) =>
-    groups.every((group, g) => groupIn(terms, group, g === groups.length - 1)),
+  const words = scoredWords(analyzeQuery(q));
+  const count = corpus.filter((terms) =>
+    [...terms].some((term) => words.some((word) => matchesWord(word, term))),
   ).length;
-  const termCount = groups.reduce((n, group) => n + group.terms.length, 0);
-  if (all > 0 || termCount < 2) return { count: all, anyWord: false };
-  const each = groups.flatMap((group) =>
-    group.joined === undefined ? group.terms : [...group.terms, group.joined],
-  );
-  const any = corpus.filter((terms) =>
-    each.some((term, i) => holds(terms, term, i === each.length - 1)),
-  ).length;
-  return { count: any, anyWord: true };
+  return { count };
 }
 
 /** Each memory's terms, as the store indexed them. */

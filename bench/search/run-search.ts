@@ -228,9 +228,7 @@ function formatLatency(
       return [
         query.title,
         JSON.stringify(query.q),
-        found === undefined
-          ? '?'
-          : `${integer.format(found.count)}${found.anyWord ? ' (any word)' : ''}`,
+        found === undefined ? '?' : integer.format(found.count),
         ...runs.flatMap((r) => loadCells(r, query.name, SEARCH_GET_ONE.name)),
       ];
     }),

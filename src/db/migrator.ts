@@ -13,6 +13,7 @@ import * as searchByStore from './migrations/2026-11-25T01_search_by_store.ts';
 import * as memoryWrites from './migrations/2026-11-25T02_memory_writes.ts';
 import * as memoryUpdateBatches from './migrations/2026-11-25T03_memory_update_batches.ts';
 import * as people from './migrations/2026-11-28T00_people.ts';
+import * as searchAnalysis from './migrations/2026-11-28T01_search_analysis.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25T02_memory_writes': memoryWrites,
   '2026-11-25T03_memory_update_batches': memoryUpdateBatches,
   '2026-11-28T00_people': people,
+  '2026-11-28T01_search_analysis': searchAnalysis,
 };
 
 export class UnknownSchemaError extends Error {

@@ -135,6 +135,17 @@ export interface MemoriesTable {
 }
 
 /**
+ * Per store: its memories that have search terms, and their terms in all (a memory's count is
+ * its terms' spaces and one), kept by triggers on memories; what search's weights are counted
+ * over (src/memory/search-ranking.ts).
+ */
+export interface MemorySearchCountsTable {
+  scope_id: string;
+  memories: number;
+  terms: number;
+}
+
+/**
  * A memory's vector under one embedding model (src/memory/embedding-indexer.ts): computed from
  * the memory at `memory_version` (older than the memory's: stale, never ranked); little-endian
  * float32 of unit length, or empty when the provider refused the text.
@@ -308,6 +319,7 @@ export interface Tables {
   memories: MemoriesTable;
   memory_embeddings: MemoryEmbeddingsTable;
   memory_embedding_progress: MemoryEmbeddingProgressTable;
+  memory_search_counts: MemorySearchCountsTable;
   audit_log: AuditLogTable;
   signing_keys: SigningKeysTable;
   instance_secrets: InstanceSecretsTable;

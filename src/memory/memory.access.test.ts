@@ -686,7 +686,7 @@ async function runCell({ caller: name, column, code }: Cell): Promise<void> {
                 ...r,
                 content: 'patched',
                 fold_key: foldKey('patched'),
-                search_terms: 'patched',
+                search_terms: 'patched patch',
                 updated_at: Date.parse(patched.updatedAt),
                 version: nextVersion(before, r.scope_id),
               }

@@ -8,6 +8,7 @@ import { purgeTombstones } from '../../memory/tombstone-retention.ts';
 import { buildTestApp, type TestApp } from '../../testing/build-test-app.ts';
 import { down, up } from './2026-11-24T03_memory_search.ts';
 import * as byStore from './2026-11-25T01_search_by_store.ts';
+import * as analysis from './2026-11-28T01_search_analysis.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -66,13 +67,15 @@ test('up analyzes the memories stored before; down drops the index and keeps the
   const gone = await add('Café in 東京');
   await t.request(who, { method: 'DELETE', url: `/api/v1/memory/${gone}` });
 
-  // Stored without terms, then analyzed by the migration (the later one that rebuilds the
+  // Stored without terms, then analyzed by the migration (the later ones that rebuild the
   // index undone first and done again after, as migrating down and up would).
+  await analysis.down(db);
   await byStore.down(db);
   await down(db);
   expect(await columns()).not.toContain('search_terms');
   await up(db);
   await byStore.up(db);
+  await analysis.up(db);
   expect(await columns()).toContain('search_terms');
   expect(await search('cafe ticket-4521')).toEqual([kept]);
   expect(await search('東京')).toEqual([]);

@@ -58,7 +58,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 /** Analyzes every active memory, a batch at a time (tombstones have no content to find). */
-async function backfill(db: Kysely<any>): Promise<void> {
+export async function backfill(db: Kysely<any>): Promise<void> {
   let after = '';
   for (;;) {
     const rows: { id: string; content: string }[] = await db

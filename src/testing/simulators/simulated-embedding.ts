@@ -1,9 +1,12 @@
-import { indexTerms } from '../../platform/search-analyzer.ts';
+import { foldText } from '../../platform/search-analyzer.ts';
+
+/** Runs of letters and digits: a model's words, with nothing of search's analysis but folding. */
+const WORDS = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 
 /**
  * The simulators' embedding model: deterministic, and with a real signal, so that texts that
- * share words or pieces of words are near and others are not. A text's features are its words
- * as mnemo's analyzer folds them (case, accents, identifiers, text without spaces) and each
+ * share words or pieces of words are near and others are not. A text's features are its words,
+ * folded as mnemo's analyzer folds them (case, accents) but neither stemmed nor left out, and each
  * word's character trigrams with its edges (`^pr`, `pro`, …, `er$`), so that `programmer` is
  * near `programming` although neither word is the other's prefix. Each feature is hashed into
  * one dimension with a sign (feature hashing): texts without a feature in common are about
@@ -15,8 +18,7 @@ import { indexTerms } from '../../platform/search-analyzer.ts';
  */
 export function simulatedEmbedding(text: string, dimensions: number): Float32Array {
   const vector = new Float32Array(dimensions);
-  for (const word of indexTerms(text).split(' ')) {
-    if (word === '') continue;
+  for (const word of foldText(text).match(WORDS) ?? []) {
     add(vector, `w:${word}`, 1);
     const edged = `^${word}$`;
     const chars = [...edged];
