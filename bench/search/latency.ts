@@ -57,8 +57,10 @@ export const SEARCH_GET_ONE = getOneOf(
 );
 
 /**
- * GET /api/v1/memory/search for `query`; prepare checks that the answer holds as many memories
- * as the corpus says it matches (up to the limit).
+ * GET /api/v1/memory/search for `query`; prepare checks that the answer holds no more memories
+ * than the corpus says it matches (up to the limit), and some when it matches any. In a store
+ * this large a common word is not looked up beside a rarer one (docs/design.md §3.4.1), so the
+ * answer may hold fewer than the limit.
  */
 export function searchScenario(query: SearchQuery, matches: Matches): Scenario {
   return {
@@ -72,10 +74,11 @@ export function searchScenario(query: SearchQuery, matches: Matches): Scenario {
       const body = (await expectCall(200, server, store, 'GET', path)).json() as {
         memories: unknown[];
       };
-      const expected = Math.min(SEARCH_LIMIT, matches.count);
-      if (body.memories.length !== expected) {
+      const most = Math.min(SEARCH_LIMIT, matches.count);
+      const answered = body.memories.length;
+      if (answered > most || (most > 0 && answered === 0)) {
         throw new Error(
-          `${query.name}: ${JSON.stringify(query.q)} answered ${body.memories.length} memories, not ${expected}`,
+          `${query.name}: ${JSON.stringify(query.q)} answered ${answered} memories, of at most ${most}`,
         );
       }
       return {

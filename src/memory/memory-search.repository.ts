@@ -52,6 +52,23 @@ function wordMatch(word: QueryWord, language: QueryLanguage): string {
  */
 export const MAX_CANDIDATES = 1000;
 
+/**
+ * A query of common words only, in a store larger than `MAX_CANDIDATES`, ranks the latest this
+ * many memories holding them: the index has no order by relevance to read them in, and reading
+ * them all costs what they are (22,000 of 100,000 for `team`).
+ */
+const COMMON_READ = 200;
+/** Stores whose size is remembered, to choose the way to search them. */
+const REMEMBERED_STORES = 10_000;
+
+/** A candidate as read, with its store's counts on every row. */
+type CandidateRow = Candidate & { store_memories: number | null; store_terms: number | null };
+
+/** The store's counts, as two columns of a statement. */
+const storeColumns = (scopeId: string) =>
+  sql`(select memories from memory_search_counts where scope_id = ${scopeId}) as store_memories,
+    (select terms from memory_search_counts where scope_id = ${scopeId}) as store_terms`;
+
 interface CandidateParams {
   scopeId: string;
   /** `store : "s…" AND search_terms : (…)` on SQLite; the words' tsquery on PostgreSQL. */
@@ -77,7 +94,8 @@ export function createMemorySearchRepository(database: Database) {
   // latest of them are (the index itself has no order by relevance to read them in).
   const candidatesPostgres = prepareQuery((p: CandidateParams) =>
     compiled(
-      sql<Candidate>`select id, content, category, created_at, updated_at, version, search_terms
+      sql<CandidateRow>`select id, content, category, created_at, updated_at, version, search_terms,
+          ${storeColumns(p.scopeId)}
         from memories
         where scope_id = ${p.scopeId} and deleted_at is null
           and search_vector @@ (to_tsquery('simple', ${p.match}) && cast(${p.store} as tsquery))
@@ -91,8 +109,8 @@ export function createMemorySearchRepository(database: Database) {
   // first.
   const candidatesSqlite = prepareQuery((p: CandidateParams) =>
     compiled(
-      sql<Candidate>`select m.id, m.content, m.category, m.created_at, m.updated_at, m.version,
-          m.search_terms
+      sql<CandidateRow>`select m.id, m.content, m.category, m.created_at, m.updated_at, m.version,
+          m.search_terms, ${storeColumns(p.scopeId)}
         from (
           select rowid from memory_search where memory_search match ${p.match}
           order by rowid desc limit ${p.limit}
@@ -103,38 +121,46 @@ export function createMemorySearchRepository(database: Database) {
           and (${p.category} is null or m.category = ${p.category})`,
     ),
   );
-  const storeCounts = prepareQuery((p: { scopeId: string }) =>
-    db
-      .selectFrom('memory_search_counts')
-      .select(['memories', 'terms'])
-      .where('scope_id', '=', p.scopeId),
-  );
   // How many of the store's memories hold each of n words, counting no further than one past
   // `MAX_CANDIDATES` (a count costs what it counts): one statement, one call to the store.
   const countings = new Map<number, ReturnType<typeof counting>>();
+  // Parameters are named per word (`m0`, `m1`, …): a prepared query's parameters are its
+  // arguments' own fields.
   const counting = (n: number) =>
-    prepareQuery((p: { matches: string[]; store: string }) => {
+    prepareQuery((p: Record<string, string>) => {
       const held = (i: number) =>
         postgres
           ? sql`(select count(*) from (select 1 from memories
-              where search_vector @@ (to_tsquery('simple', ${p.matches[i]}) && cast(${p.store} as tsquery))
+              where search_vector @@ (to_tsquery('simple', ${p[`m${i}`]}) && cast(${p.store} as tsquery))
               limit ${MAX_CANDIDATES + 1}) as held)`
           : sql`(select count(*) from (select rowid from memory_search
-              where memory_search match ${p.matches[i]} limit ${MAX_CANDIDATES + 1}))`;
+              where memory_search match ${p[`m${i}`]} limit ${MAX_CANDIDATES + 1}))`;
       return compiled(
         sql<Record<string, number>>`select ${sql.join(
           Array.from({ length: n }, (_, i) => sql`${held(i)} as ${sql.ref(`c${i}`)}`),
-        )}`,
+        )}, ${storeColumns(p.scopeId as string)}`,
       );
     });
 
-  const numbers = (rows: Candidate[]): Candidate[] =>
-    rows.map((row) => ({
+  const numbers = (rows: CandidateRow[]): Candidate[] =>
+    rows.map(({ store_memories: _, store_terms: __, ...row }) => ({
       ...row,
       created_at: Number(row.created_at),
       updated_at: Number(row.updated_at),
       version: Number(row.version),
     }));
+  const countsOf = (row: { store_memories: unknown; store_terms: unknown } | undefined) => ({
+    memories: Number(row?.store_memories ?? 0),
+    terms: Number(row?.store_terms ?? 0),
+  });
+  // The size each store was last seen at: only which way to search is chosen by it, every
+  // figure a ranking uses is read with the candidates. Bounded: the oldest is forgotten first.
+  const sizes = new Map<string, number>();
+  const remember = (scopeId: string, memories: number) => {
+    sizes.delete(scopeId);
+    sizes.set(scopeId, memories);
+    if (sizes.size > REMEMBERED_STORES) sizes.delete(sizes.keys().next().value as string);
+  };
 
   /** The store's token and the words as the engine matches them within that store. */
   function inStore(scopeId: string, words: string) {
@@ -149,22 +175,30 @@ export function createMemorySearchRepository(database: Database) {
     scopeId: string,
     words: string,
     options: { category: string | null; limit: number },
-  ): Promise<Candidate[]> {
+  ): Promise<{ found: Candidate[]; store: StoreCounts }> {
     const params = { scopeId, ...inStore(scopeId, words), ...options };
     const statement = postgres ? candidatesPostgres : candidatesSqlite;
-    return numbers(await statement.rows(runner, params));
+    const rows = await statement.rows(runner, params);
+    return { found: numbers(rows), store: countsOf(rows[0]) };
   }
 
-  /** How many of the store's memories hold each word, one past `MAX_CANDIDATES` at most. */
+  /**
+   * How many of the store's memories hold each word, one past `MAX_CANDIDATES` at most, and the
+   * store's counts.
+   */
   async function held(runner: QueryRunner, scopeId: string, matches: string[]) {
     const statement = countings.get(matches.length) ?? counting(matches.length);
     countings.set(matches.length, statement);
     const params = matches.map((words) => inStore(scopeId, words));
     const row = await statement.first(runner, {
-      matches: params.map((p) => p.match),
+      ...Object.fromEntries(params.map((p, i) => [`m${i}`, p.match])),
       store: params[0]?.store ?? '',
+      scopeId,
     });
-    return matches.map((_, i) => Number(row?.[`c${i}`] ?? 0));
+    return {
+      holding: matches.map((_, i) => Number(row?.[`c${i}`] ?? 0)),
+      store: countsOf(row as { store_memories: unknown; store_terms: unknown } | undefined),
+    };
   }
 
   return {
@@ -182,32 +216,39 @@ export function createMemorySearchRepository(database: Database) {
       if (words.length === 0) return [];
       const language = postgres ? tsquery : fts5;
       const alternatives = words.map((word) => wordMatch(word, language));
-      const counted = await storeCounts.first(runner, { scopeId });
-      const store: StoreCounts = {
-        memories: Number(counted?.memories ?? 0),
-        terms: Number(counted?.terms ?? 0),
-      };
-      if (store.memories === 0) return [];
       const read = { category: options.category, limit: MAX_CANDIDATES };
-      let found: Candidate[];
+      let found: Candidate[] = [];
+      let store: StoreCounts | undefined;
       let holding: number[] | undefined;
-      if (store.memories <= MAX_CANDIDATES) {
+      if ((sizes.get(scopeId) ?? 0) <= MAX_CANDIDATES) {
         // Small enough to rank whole: every memory holding a word is read, whatever its
-        // category, so that every count is exact; the category is kept below.
+        // category, so that every count is exact; the category is kept below. Found larger
+        // than that (it grew), it is searched the other way.
         const any = alternatives.join(language.or);
-        found = await candidates(runner, scopeId, any, { ...read, category: null });
-      } else {
-        const counts = await held(runner, scopeId, alternatives);
-        holding = counts;
-        const rare = alternatives.filter((_, w) => (counts[w] ?? 0) <= MAX_CANDIDATES);
-        const rareHeld = counts.some((n) => n > 0 && n <= MAX_CANDIDATES);
+        ({ found, store } = await candidates(runner, scopeId, any, { ...read, category: null }));
+        if (found.length === 0) return [];
+        remember(scopeId, store.memories);
+        if (store.memories > MAX_CANDIDATES) store = undefined;
+      }
+      if (!store) {
+        const counted = await held(runner, scopeId, alternatives);
+        ({ holding, store } = counted);
+        remember(scopeId, store.memories);
+        if (!holding.some((n) => n > 0)) return [];
+        const rare = alternatives.filter((_, w) => (counted.holding[w] ?? 0) <= MAX_CANDIDATES);
+        const rareHeld = holding.some((n) => n > 0 && n <= MAX_CANDIDATES);
         found = rareHeld
-          ? await candidates(runner, scopeId, rare.join(language.or), {
+          ? (
+              await candidates(runner, scopeId, rare.join(language.or), {
+                ...read,
+                limit: MAX_CANDIDATES * rare.length,
+              })
+            ).found
+          : // Only common words: the latest memories holding all of them, else any.
+            await latestOf(runner, scopeId, alternatives, language, {
               ...read,
-              limit: MAX_CANDIDATES * rare.length,
-            })
-          : // Only common words: the memories holding all of them, else any, the latest first.
-            await bestOf(runner, scopeId, alternatives, language, read);
+              limit: COMMON_READ,
+            });
       }
       const scored = scoreCandidates(query, found, store, holding).filter(
         (memory) => options.category === null || memory.category === options.category,
@@ -216,7 +257,7 @@ export function createMemorySearchRepository(database: Database) {
     },
   };
 
-  async function bestOf(
+  async function latestOf(
     runner: QueryRunner,
     scopeId: string,
     alternatives: string[],
@@ -225,9 +266,9 @@ export function createMemorySearchRepository(database: Database) {
   ): Promise<Candidate[]> {
     if (alternatives.length > 1) {
       const all = await candidates(runner, scopeId, alternatives.join(language.and), read);
-      if (all.length > 0) return all;
+      if (all.found.length > 0) return all.found;
     }
-    return candidates(runner, scopeId, alternatives.join(language.or), read);
+    return (await candidates(runner, scopeId, alternatives.join(language.or), read)).found;
   }
 }
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listAudit } from '../audit/audit.repository.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
 import type { MemoryItem } from './memory.schemas.ts';
+import { MAX_CANDIDATES } from './memory-search.repository.ts';
 
 const BASE = '/api/v1/memory';
 
@@ -169,6 +170,41 @@ describe('what a query finds', () => {
     // finds such a memory.
     const band = await add(other, 'The Who');
     expect((await found(other, 'the who?')).map((hit) => hit.id)).toEqual([band.id]);
+  });
+});
+
+describe('a store larger than the candidates read', () => {
+  // Past MAX_CANDIDATES memories a store is no longer ranked whole: each word's memories are
+  // counted first, a common word is not looked up, and only common words read the latest.
+  let who: Who;
+  const rare: Record<string, MemoryItem> = {};
+  beforeAll(async () => {
+    who = await member();
+    const common = Array.from(
+      { length: MAX_CANDIDATES + 10 },
+      (_, i) => `Weekly team sync notes, part ${i}`,
+    );
+    for (let i = 0; i < common.length; i += 50) {
+      await Promise.all(common.slice(i, i + 50).map((content) => add(who, content)));
+    }
+    rare.budget = await add(who, 'The team budget for GPUs is 40k a quarter');
+    rare.kombucha = await add(who, 'Brews kombucha at home');
+  }, 120_000);
+
+  test('a rare word beside a common one: the rare word brings its memories, both score', async () => {
+    expect(await contents(who, 'team budget')).toEqual([rare.budget?.content]);
+    expect(await contents(who, 'kombucha')).toEqual([rare.kombucha?.content]);
+  });
+
+  test('only common words: the memories holding all of them, the latest read', async () => {
+    const hits = await found(who, 'weekly sync', '&limit=5');
+    expect(hits).toHaveLength(5);
+    for (const hit of hits) expect(hit.content).toMatch(/^Weekly team sync notes, part \d+$/);
+    expect(await found(who, 'team', '&limit=100')).toHaveLength(100);
+  });
+
+  test('a word no memory holds finds nothing', async () => {
+    expect(await contents(who, 'zyzzyva quokka')).toEqual([]);
   });
 });
 
