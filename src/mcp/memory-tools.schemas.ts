@@ -24,7 +24,7 @@ export const SearchInput = Type.Object(
   {
     query: Type.String({
       description:
-        'What to look for, in plain words (a name, a topic, an identifier such as TICKET-4521). Memories holding every word rank first; if none holds them all, those holding some of them',
+        'What to look for, in plain words (a name, a topic, an identifier such as TICKET-4521). A question works too: memories holding more of what it asks rank first',
     }),
     category: Type.Optional(
       Type.Enum(CATEGORIES, { description: 'Only memories of this category' }),

@@ -53,6 +53,12 @@ function wordMatch(word: QueryWord, language: QueryLanguage): string {
 export const MAX_CANDIDATES = 1000;
 
 /**
+ * In a store larger than `MAX_CANDIDATES`, a word more of its memories hold than this is common:
+ * counting a word's memories costs what it counts (on PostgreSQL, a visit of each row), so the
+ * count stops one past this, and a common word is not looked up beside a rarer one.
+ */
+const COMMON_AFTER = 250;
+/**
  * A query of common words only, in a store larger than `MAX_CANDIDATES`, ranks the latest this
  * many memories holding them: the index has no order by relevance to read them in, and reading
  * them all costs what they are (22,000 of 100,000 for `team`).
@@ -121,26 +127,43 @@ export function createMemorySearchRepository(database: Database) {
           and (${p.category} is null or m.category = ${p.category})`,
     ),
   );
-  // How many of the store's memories hold each of n words, counting no further than one past
-  // `MAX_CANDIDATES` (a count costs what it counts): one statement, one call to the store.
-  const countings = new Map<number, ReturnType<typeof counting>>();
-  // Parameters are named per word (`m0`, `m1`, …): a prepared query's parameters are its
-  // arguments' own fields.
-  const counting = (n: number) =>
+  // How many memories hold each of n words — across the whole index, or in the store — counting
+  // no further than one past `COMMON_AFTER`, with the store's
+  // counts: one statement, one call to the store. Parameters are named per word (`m0`, `m1`, …):
+  // a prepared query's parameters are its arguments' own fields.
+  const countings = new Map<string, ReturnType<typeof counting>>();
+  const counting = (n: number, inStore: boolean) =>
     prepareQuery((p: Record<string, string>) => {
+      const within = (i: number) =>
+        inStore
+          ? sql`(to_tsquery('simple', ${p[`m${i}`]}) && cast(${p.store} as tsquery))`
+          : sql`to_tsquery('simple', ${p[`m${i}`]})`;
       const held = (i: number) =>
         postgres
-          ? sql`(select count(*) from (select 1 from memories
-              where search_vector @@ (to_tsquery('simple', ${p[`m${i}`]}) && cast(${p.store} as tsquery))
-              limit ${MAX_CANDIDATES + 1}) as held)`
+          ? sql`(select count(*) from (select 1 from memories where search_vector @@ ${within(i)}
+              limit ${COMMON_AFTER + 1}) as held)`
           : sql`(select count(*) from (select rowid from memory_search
-              where memory_search match ${p[`m${i}`]} limit ${MAX_CANDIDATES + 1}))`;
+              where memory_search match ${p[`m${i}`]} limit ${COMMON_AFTER + 1}))`;
       return compiled(
         sql<Record<string, number>>`select ${sql.join(
           Array.from({ length: n }, (_, i) => sql`${held(i)} as ${sql.ref(`c${i}`)}`),
         )}, ${storeColumns(p.scopeId as string)}`,
       );
     });
+  // Across the index: the memories holding rare words, wherever they are, kept if in the store.
+  // Cheaper than naming the store when few memories of the whole database hold the words.
+  const acrossPostgres = prepareQuery((p: CandidateParams) =>
+    compiled(
+      sql<CandidateRow>`select id, content, category, created_at, updated_at, version, search_terms,
+          ${storeColumns(p.scopeId)}
+        from memories
+        where search_vector @@ to_tsquery('simple', ${p.match})
+          and scope_id = ${p.scopeId} and deleted_at is null
+          and (cast(${p.category} as text) is null or category = ${p.category})
+        order by version desc
+        limit ${p.limit}`,
+    ),
+  );
 
   const numbers = (rows: CandidateRow[]): Candidate[] =>
     rows.map(({ store_memories: _, store_terms: __, ...row }) => ({
@@ -162,43 +185,96 @@ export function createMemorySearchRepository(database: Database) {
     if (sizes.size > REMEMBERED_STORES) sizes.delete(sizes.keys().next().value as string);
   };
 
-  /** The store's token and the words as the engine matches them within that store. */
-  function inStore(scopeId: string, words: string) {
+  /** The words as the engine matches them: within the store (its token), or across the index. */
+  function matching(scopeId: string, words: string, inStore = true) {
     const hex = scopeId.replaceAll('-', '');
-    return postgres
-      ? { match: words, store: `'@${hex}'` }
-      : { match: `store : "s${hex}" AND search_terms : (${words})`, store: '' };
+    if (postgres) return { match: words, store: `'@${hex}'` };
+    const terms = `search_terms : (${words})`;
+    return { match: inStore ? `store : "s${hex}" AND ${terms}` : terms, store: '' };
   }
 
   async function candidates(
     runner: QueryRunner,
     scopeId: string,
     words: string,
-    options: { category: string | null; limit: number },
+    options: { category: string | null; limit: number; inStore?: boolean },
   ): Promise<{ found: Candidate[]; store: StoreCounts }> {
-    const params = { scopeId, ...inStore(scopeId, words), ...options };
-    const statement = postgres ? candidatesPostgres : candidatesSqlite;
+    const { inStore = true, ...rest } = options;
+    const params = { scopeId, ...matching(scopeId, words, inStore), ...rest };
+    const statement = postgres ? (inStore ? candidatesPostgres : acrossPostgres) : candidatesSqlite;
     const rows = await statement.rows(runner, params);
     return { found: numbers(rows), store: countsOf(rows[0]) };
   }
 
   /**
-   * How many of the store's memories hold each word, one past `MAX_CANDIDATES` at most, and the
-   * store's counts.
+   * How many memories hold each word, across the index or in the store, one past
+   * `COMMON_AFTER` at most; and the store's counts.
    */
-  async function held(runner: QueryRunner, scopeId: string, matches: string[]) {
-    const statement = countings.get(matches.length) ?? counting(matches.length);
-    countings.set(matches.length, statement);
-    const params = matches.map((words) => inStore(scopeId, words));
+  async function held(runner: QueryRunner, scopeId: string, matches: string[], inStore: boolean) {
+    const key = `${matches.length} ${inStore}`;
+    const statement = countings.get(key) ?? counting(matches.length, inStore);
+    countings.set(key, statement);
+    const params = matches.map((words) => matching(scopeId, words, inStore));
     const row = await statement.first(runner, {
       ...Object.fromEntries(params.map((p, i) => [`m${i}`, p.match])),
       store: params[0]?.store ?? '',
       scopeId,
     });
     return {
-      holding: matches.map((_, i) => Number(row?.[`c${i}`] ?? 0)),
+      counts: matches.map((_, i) => Number(row?.[`c${i}`] ?? 0)),
       store: countsOf(row as { store_memories: unknown; store_terms: unknown } | undefined),
     };
+  }
+
+  /**
+   * A store larger than `MAX_CANDIDATES`: each word's memories counted first (across the index,
+   * then, for a word many memories of the database hold, in the store), a common word not looked
+   * up, its count taken as one past `COMMON_AFTER`; a rare word's count is read from the
+   * candidates, which hold every memory of the store that holds it.
+   */
+  async function largeStore(
+    runner: QueryRunner,
+    scopeId: string,
+    alternatives: string[],
+    language: QueryLanguage,
+    category: string | null,
+  ): Promise<{ found: Candidate[]; store: StoreCounts; holding: (number | undefined)[] }> {
+    const across = await held(runner, scopeId, alternatives, false);
+    const { store } = across;
+    remember(scopeId, store.memories);
+    const none = { found: [], store, holding: [] };
+    if (!across.counts.some((n) => n > 0)) return none;
+    const wide = alternatives.filter((_, w) => (across.counts[w] ?? 0) > COMMON_AFTER);
+    const inStore = wide.length > 0 ? (await held(runner, scopeId, wide, true)).counts : [];
+    const inStoreOf = new Map(wide.map((words, i) => [words, inStore[i] ?? 0]));
+    const count = (w: number) =>
+      inStoreOf.get(alternatives[w] as string) ?? (across.counts[w] as number);
+    const rare = alternatives.filter((_, w) => count(w) <= COMMON_AFTER);
+    const holding = alternatives.map((_, w) =>
+      count(w) <= COMMON_AFTER ? undefined : COMMON_AFTER + 1,
+    );
+    if (!alternatives.some((_, w) => count(w) > 0 && count(w) <= COMMON_AFTER)) {
+      // Only common words: the latest memories holding all of them, else any.
+      const read = { category, limit: COMMON_READ };
+      return {
+        found: await latestOf(runner, scopeId, alternatives, language, read),
+        store,
+        holding,
+      };
+    }
+    // Rare across the whole index too: found across it, the store's kept; else in the store.
+    const acrossRows = rare.some((words) => inStoreOf.has(words))
+      ? Number.POSITIVE_INFINITY
+      : alternatives.reduce(
+          (sum, words, w) => sum + (rare.includes(words) ? (across.counts[w] ?? 0) : 0),
+          0,
+        );
+    const found = await candidates(runner, scopeId, rare.join(language.or), {
+      category,
+      limit: COMMON_AFTER * rare.length,
+      inStore: acrossRows > COMMON_AFTER,
+    });
+    return { found: found.found, store, holding };
   }
 
   return {
@@ -219,7 +295,7 @@ export function createMemorySearchRepository(database: Database) {
       const read = { category: options.category, limit: MAX_CANDIDATES };
       let found: Candidate[] = [];
       let store: StoreCounts | undefined;
-      let holding: number[] | undefined;
+      let holding: (number | undefined)[] | undefined;
       if ((sizes.get(scopeId) ?? 0) <= MAX_CANDIDATES) {
         // Small enough to rank whole: every memory holding a word is read, whatever its
         // category, so that every count is exact; the category is kept below. Found larger
@@ -231,24 +307,14 @@ export function createMemorySearchRepository(database: Database) {
         if (store.memories > MAX_CANDIDATES) store = undefined;
       }
       if (!store) {
-        const counted = await held(runner, scopeId, alternatives);
-        ({ holding, store } = counted);
-        remember(scopeId, store.memories);
-        if (!holding.some((n) => n > 0)) return [];
-        const rare = alternatives.filter((_, w) => (counted.holding[w] ?? 0) <= MAX_CANDIDATES);
-        const rareHeld = holding.some((n) => n > 0 && n <= MAX_CANDIDATES);
-        found = rareHeld
-          ? (
-              await candidates(runner, scopeId, rare.join(language.or), {
-                ...read,
-                limit: MAX_CANDIDATES * rare.length,
-              })
-            ).found
-          : // Only common words: the latest memories holding all of them, else any.
-            await latestOf(runner, scopeId, alternatives, language, {
-              ...read,
-              limit: COMMON_READ,
-            });
+        ({ found, store, holding } = await largeStore(
+          runner,
+          scopeId,
+          alternatives,
+          language,
+          options.category,
+        ));
+        if (found.length === 0) return [];
       }
       const scored = scoreCandidates(query, found, store, holding).filter(
         (memory) => options.category === null || memory.category === options.category,

@@ -56,14 +56,14 @@ export function idf(memories: number, holding: number): number {
  * Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009) — each word weighs by
  * how few of the store's memories hold it, saturates with how often a memory holds it, and counts
  * less in a longer memory — times the coverage above. `holding` gives how many of the store's
- * memories hold each scored word when the candidates are not all of them; by default they are,
- * and the counts are read from them.
+ * memories hold a scored word when the candidates are not all of them; for the others the count
+ * is read from the candidates.
  */
 export function scoreCandidates(
   query: AnalyzedQuery,
   candidates: readonly Candidate[],
   store: StoreCounts,
-  holding?: readonly number[],
+  holding?: readonly (number | undefined)[],
 ): Scored[] {
   const words = scoredWords(query);
   if (words.length === 0 || candidates.length === 0) return [];
@@ -71,8 +71,9 @@ export function scoreCandidates(
     const terms = candidate.search_terms.split(' ');
     return { length: terms.length, counts: words.map((word) => occurrences(word, terms)) };
   });
-  const held =
-    holding ?? words.map((_, w) => frequencies.filter((f) => (f.counts[w] ?? 0) > 0).length);
+  const held = words.map(
+    (_, w) => holding?.[w] ?? frequencies.filter((f) => (f.counts[w] ?? 0) > 0).length,
+  );
   // The store was counted apart from the candidates: never fewer than they show.
   const memories = Math.max(store.memories, candidates.length);
   const averageLength = Math.max(store.terms / Math.max(memories, 1), 1);
