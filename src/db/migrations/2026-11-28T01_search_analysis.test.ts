@@ -95,10 +95,7 @@ test('an erasure and a project deletion take their memories out of the counts', 
   // A project is deleted once its pool is empty: its memories deleted, then the project with
   // its store (and the store's counts).
   for (const id of pooled) {
-    const res = await t.request(who, {
-      method: 'DELETE',
-      url: `/api/v1/memory/${id}?project=${projectId}`,
-    });
+    const res = await t.request(who, { method: 'DELETE', url: `/api/v1/memory/${id}` });
     expect(res.statusCode, res.body).toBe(200);
   }
   await countsAreExact();
