@@ -16,6 +16,7 @@ export async function dropSearchIndex(database: Database): Promise<void> {
     await sql`drop index memories_search`.execute(db);
     await sql`alter table memories drop column search_vector`.execute(db);
     await sql`drop trigger memory_search_counts on memories`.execute(db);
+    await sql`drop trigger memory_search_counts_update on memories`.execute(db);
     await sql`drop function memory_search_count()`.execute(db);
     await sql`drop table memory_search_counts`.execute(db);
     return;

@@ -88,21 +88,33 @@ async function sqliteCountTriggers(db: Kysely<any>): Promise<void> {
     .execute(db);
 }
 
+/**
+ * PostgreSQL: row triggers, fired when a memory is inserted or deleted or its terms change. A store's row of
+ * counts is updated in place, and inserted only for the store's first memory: an update costs
+ * less than an upsert, which tries the insert first.
+ */
 async function postgresCountTrigger(db: Kysely<any>): Promise<void> {
+  const change = (row: 'new' | 'old', sign: '+' | '-') => `
+        update memory_search_counts set memories = memories ${sign} 1,
+            terms = terms ${sign} (${TERMS_OF(row)})
+          where scope_id = ${row}.scope_id;
+        if not found then ${countChange(row, sign)}; end if;`;
   await sql
     .raw(`create function memory_search_count() returns trigger language plpgsql as $$
     begin
-      if tg_op in ('UPDATE', 'DELETE') and old.search_terms <> '' then
-        ${countChange('old', '-')};
+      if tg_op in ('UPDATE', 'DELETE') and old.search_terms <> '' then ${change('old', '-')}
       end if;
-      if tg_op in ('INSERT', 'UPDATE') and new.search_terms <> '' then
-        ${countChange('new', '+')};
+      if tg_op in ('INSERT', 'UPDATE') and new.search_terms <> '' then ${change('new', '+')}
       end if;
       return null;
     end $$`)
     .execute(db);
-  await sql`create trigger memory_search_counts after insert or delete or update of search_terms
+  await sql`create trigger memory_search_counts after insert or delete
     on memories for each row execute function memory_search_count()`.execute(db);
+  // The writes set a memory's terms on every update; only a change of them counts.
+  await sql`create trigger memory_search_counts_update after update of search_terms on memories
+    for each row when (old.search_terms is distinct from new.search_terms)
+    execute function memory_search_count()`.execute(db);
 }
 
 /**
@@ -113,6 +125,7 @@ async function postgresCountTrigger(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`drop trigger memory_search_counts on memories`.execute(db);
+    await sql`drop trigger memory_search_counts_update on memories`.execute(db);
     await sql`drop function memory_search_count()`.execute(db);
     await sql`drop index memories_search`.execute(db);
     await db.schema.alterTable('memories').dropColumn('search_vector').execute();
