@@ -41,6 +41,19 @@ export interface Plan {
   readonly expectStatus: number;
   /** Runs after the measured run; throws when the store is not as the load should leave it. */
   readonly check?: (runs: { warmup: Measurement; measured: Measurement }) => Promise<void>;
+  /**
+   * Loads sent to the same origin all the while the load runs, each with its connections: what
+   * the load is measured beside (searches beside a GET one). Their statuses are checked like
+   * the load's; their figures are reported apart (Outcome's `beside`), never mixed into its own.
+   */
+  readonly beside?: readonly BesideLoad[];
+}
+
+/** A load run beside a scenario's own. */
+export interface BesideLoad {
+  readonly requests: readonly LoadRequest[];
+  readonly expectStatus: number;
+  readonly connections: number;
 }
 
 export interface Scenario {

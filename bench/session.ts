@@ -58,6 +58,8 @@ export type Outcome =
       readonly warmup: Measurement;
       readonly measured: Measurement;
       readonly cpu: CpuShare;
+      /** The loads run beside it (Plan's `beside`), in order, over its measured slices. */
+      readonly beside?: readonly Measurement[];
     }
   | { readonly ok: false; readonly stage: Stage; readonly message: string };
 
@@ -281,18 +283,31 @@ function preparedRun(
   close: () => Promise<void>,
 ): PreparedRun {
   const connections = splitConnections(options.load.connections, plans.length);
-  const loads = (seconds: number): Load[] =>
-    plans.map((plan, i) => ({
+  // Each copy's load, then the loads beside them, copy by copy: all sent at once.
+  const loads = (seconds: number): Load[] => [
+    ...plans.map((plan, i) => ({
       origin: plan.origin,
       requests: plan.requests,
       expectStatus: plan.expectStatus,
       connections: connections[i] ?? 1,
       seconds,
-    }));
+    })),
+    ...plans.flatMap((plan) =>
+      (plan.beside ?? []).map((beside) => ({ origin: plan.origin, ...beside, seconds })),
+    ),
+  ];
+  const besideCount = plans[0]?.beside?.length ?? 0;
+  if (plans.some((plan) => (plan.beside?.length ?? 0) !== besideCount)) {
+    throw new Error('every copy of a scenario runs the same loads beside it');
+  }
   const processes = groups.flatMap((group) => group?.processes ?? []);
   // Per copy: its warm-up, and its measured slices, for its own check.
   let warmups: Sampled[] = plans.map(() => NO_RUN);
   const slices: Sampled[][] = plans.map(() => []);
+  /** By beside load, then copy: its measured slices. */
+  const besideSlices: Sampled[][][] = Array.from({ length: besideCount }, () =>
+    plans.map(() => []),
+  );
   const tally: CpuTally = {
     servers: processes.map(() => 0),
     served: processes.map(() => 0),
@@ -315,7 +330,7 @@ function preparedRun(
   return {
     warmup: (seconds) =>
       guarded('load', async () => {
-        warmups = [...(await measureTogether(loads(seconds)))];
+        warmups = (await measureTogether(loads(seconds))).slice(0, plans.length);
       }),
     slice: (seconds) =>
       guarded('load', async () => {
@@ -330,7 +345,10 @@ function preparedRun(
         const servedAfter = await Promise.all(processes.map((p) => p.requestsServed()));
         const between = (before: number | undefined, after: number | undefined) =>
           before === undefined || after === undefined ? undefined : after - before;
-        for (const [i, run] of runs.entries()) slices[i]?.push(run);
+        for (const [i, run] of runs.slice(0, plans.length).entries()) slices[i]?.push(run);
+        for (const [k, run] of runs.slice(plans.length).entries()) {
+          besideSlices[k % besideCount]?.[Math.floor(k / besideCount)]?.push(run);
+        }
         tally.servers = tally.servers.map((sum, i) =>
           add(sum, between(serversBefore[i], serversAfter[i])),
         );
@@ -358,7 +376,16 @@ function preparedRun(
       if (failure) return failure;
       const warmup = combine(warmups, 'together').measurement;
       const measured = combine(measuredOfCopy, 'together').measurement;
-      return { ok: true, warmup, measured, cpu: shareOf(setup, tally, measured) };
+      const cpu = shareOf(setup, tally, measured);
+      if (besideCount === 0) return { ok: true, warmup, measured, cpu };
+      const beside = besideSlices.map(
+        (copies) =>
+          combine(
+            copies.map((runs) => combine(runs, 'in turn')),
+            'together',
+          ).measurement,
+      );
+      return { ok: true, warmup, measured, cpu, beside };
     },
     close,
   };

@@ -1,6 +1,7 @@
 /**
  * The search part's load scenarios: searches of a store of 100,000 memories (search/corpus.ts)
- * against GET one memory of that store, and adds with and without the search index.
+ * against GET one memory of that store, GET one beside searches, and adds with and without the
+ * search index.
  */
 import { scoredWords } from '../../src/memory/search-ranking.ts';
 import { analyzeQuery, indexTerms, matchesWord } from '../../src/platform/search-analyzer.ts';
@@ -85,6 +86,43 @@ export function searchScenario(query: SearchQuery, matches: Matches): Scenario {
         origin: server.origin,
         requests: [{ method: 'GET', path, headers: storeHeaders(server, store) }],
         expectStatus: 200,
+      };
+    },
+  };
+}
+
+/** The heavy question, asked beside GET one. */
+export const BESIDE_QUERY = SEARCH_QUERIES.find(
+  (query) => query.name === 'search-question',
+) as SearchQuery;
+/** Connections asking `BESIDE_QUERY` all the while GET one is measured beside them. */
+export const SEARCHING_CONNECTIONS = 4;
+/** GET one's p99 beside the searches, at most this many times its p99 alone. */
+export const BESIDE_AIM = 3;
+
+/**
+ * GET one memory of the store, one connection, while `SEARCHING_CONNECTIONS` others ask the
+ * heavy question of the same server: what a search does to the requests beside it.
+ */
+export function getOneBesideSearches(matches: Matches): Scenario {
+  const search = searchScenario(BESIDE_QUERY, matches);
+  return {
+    name: 'search-get-one-beside-searches',
+    title: `GET one memory, beside ${SEARCHING_CONNECTIONS} connections searching`,
+    servers: ['search-100k'],
+    async prepare(servers) {
+      const plan = await SEARCH_GET_ONE.prepare(servers);
+      const searches = await search.prepare(servers);
+      if (searches.origin !== plan.origin) throw new Error('the searches go to another server');
+      return {
+        ...plan,
+        beside: [
+          {
+            requests: searches.requests,
+            expectStatus: searches.expectStatus,
+            connections: SEARCHING_CONNECTIONS,
+          },
+        ],
       };
     },
   };

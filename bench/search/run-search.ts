@@ -8,7 +8,8 @@
  *   project pool, its questions asked of that pool: recall@5, recall@10, MRR and hit@5 per
  *   category, lexical and hybrid.
  * - Latency: searches of one member's store of 100,000 memories (corpus.ts), by kind of query,
- *   against GET one memory of the same store, with one connection: what one search takes.
+ *   against GET one memory of the same store, with one connection: what one search takes. And
+ *   GET one beside four connections asking the heavy question: what searches do to the rest.
  * - The add path: POST throughput to a store with its search index and to one without.
  */
 import { indexTerms } from '../../src/platform/search-analyzer.ts';
@@ -23,12 +24,16 @@ import {
   ADD_SCENARIOS,
   ADD_VARIANTS,
   addScenarioName,
+  BESIDE_AIM,
+  BESIDE_QUERY,
   CORPUS_SIZE,
   corpusTerms,
   countMatches,
+  getOneBesideSearches,
   type Matches,
   SEARCH_GET_ONE,
   SEARCH_QUERIES,
+  SEARCHING_CONNECTIONS,
   searchScenario,
 } from './latency.ts';
 import { loadLocomo } from './locomo.ts';
@@ -243,6 +248,73 @@ function formatLatency(
   ].join('\n');
 }
 
+/** GET one alone and beside the searches: its p99 beside ÷ alone, per engine. */
+function besideFigures(run: SetupRun, name: string) {
+  const alone = measuredOf(run, SEARCH_GET_ONE.name);
+  const beside = measuredOf(run, name);
+  if (!alone?.ok || !beside?.ok) return undefined;
+  const searches = beside.beside?.[0];
+  return {
+    alone: alone.measured,
+    beside: beside.measured,
+    searches,
+    ratio: beside.measured.p99 / alone.measured.p99,
+  };
+}
+
+function formatBeside(runs: readonly SetupRun[], name: string, load: LoadOptions): string {
+  const header = [
+    'engine',
+    'GET one alone p50 ms',
+    'p99 ms',
+    'beside searches p50 ms',
+    'p99 ms',
+    'p99 beside ÷ alone',
+    'searches req/s',
+    'search p50 ms',
+    'search p99 ms',
+  ];
+  const rows = runs.map((run) => {
+    const f = besideFigures(run, name);
+    if (!f) return [run.setup.engine, 'failed', '–', '–', '–', '–', '–', '–', '–'];
+    return [
+      run.setup.engine,
+      ms(f.alone.p50),
+      ms(f.alone.p99),
+      ms(f.beside.p50),
+      ms(f.beside.p99),
+      `${f.ratio.toFixed(1)}×`,
+      f.searches ? integer.format(f.searches.requestsPerSecond) : '–',
+      f.searches ? ms(f.searches.p50) : '–',
+      f.searches ? ms(f.searches.p99) : '–',
+    ];
+  });
+  const verdicts = runs.flatMap((run) => {
+    const f = besideFigures(run, name);
+    if (!f) return [];
+    const met = f.ratio <= BESIDE_AIM ? 'met' : 'MISSED';
+    return [`${run.setup.engine}: GET one's p99 beside searches ≤ ${BESIDE_AIM}× alone: ${met}`];
+  });
+  return [
+    '### A search beside other requests',
+    '',
+    `GET one memory of the store of ${integer.format(CORPUS_SIZE)}, ${LATENCY_CONNECTIONS} connection: alone, and while ${SEARCHING_CONNECTIONS} other connections ask ${JSON.stringify(BESIDE_QUERY.q)} of the same server (the searches' own figures in the last columns). ` +
+      `${load.warmup} s warm-up, ${load.seconds} s measured, one run after the other.`,
+    '',
+    markdown(header, rows, 1, header.length - 1),
+    '',
+    ...verdicts,
+  ].join('\n');
+}
+
+/** Whether some engine's GET one p99 beside searches is over the aim. */
+function missesBesideAim(runs: readonly SetupRun[], name: string): boolean {
+  return runs.some((run) => {
+    const f = besideFigures(run, name);
+    return f !== undefined && f.ratio > BESIDE_AIM;
+  });
+}
+
 /** CPU per response, µs. */
 const perRequest = (used: number | undefined, requestsPerSecond: number) =>
   used === undefined ? undefined : (used / requestsPerSecond) * 1e6;
@@ -377,10 +449,20 @@ function analysisCost(): number {
   return ((performance.now() - started) * 1000) / texts.length;
 }
 
-function latencyJson(latency: readonly SetupRun[], matches: ReadonlyMap<string, Matches>) {
+function latencyJson(
+  latency: readonly SetupRun[],
+  matches: ReadonlyMap<string, Matches>,
+  besideName: string,
+) {
   return latency.map((run) => ({
     setup: run.setup.id,
     getOne: measuredJson(run, SEARCH_GET_ONE.name),
+    besideSearches: (() => {
+      const f = besideFigures(run, besideName);
+      return f
+        ? { getOne: f.beside, searches: f.searches ?? null, p99Ratio: f.ratio }
+        : measuredJson(run, besideName);
+    })(),
     searches: SEARCH_QUERIES.map((q) => ({
       ...q,
       matches: matches.get(q.name),
@@ -423,13 +505,15 @@ async function latencyPart(options: SearchPartOptions, out: (text: string) => vo
   log('search latency: counting what each query matches in the corpus');
   const terms = corpusTerms();
   const matches = new Map(SEARCH_QUERIES.map((q) => [q.name, countMatches(terms, q.q)]));
+  const beside = getOneBesideSearches(matches.get(BESIDE_QUERY.name) as Matches);
   // Each scenario on its own: search compares queries, not setups, nor one query with another.
+  // GET one alone and beside searches are one group: measured one right after the other.
   const latency = await runSetups(
     options.setups,
     [
-      SEARCH_GET_ONE,
-      ...SEARCH_QUERIES.map((q) => searchScenario(q, matches.get(q.name) as Matches)),
-    ].map((scenario) => [scenario]),
+      [SEARCH_GET_ONE, beside],
+      ...SEARCH_QUERIES.map((q) => [searchScenario(q, matches.get(q.name) as Matches)]),
+    ],
     {
       dir: options.dir,
       profileDir: options.profileDir,
@@ -439,7 +523,13 @@ async function latencyPart(options: SearchPartOptions, out: (text: string) => vo
   );
   out(formatLatency(latency, matches, options.load));
   out('');
-  return { runs: latency, json: latencyJson(latency, matches) };
+  out(formatBeside(latency, beside.name, options.load));
+  out('');
+  return {
+    runs: latency,
+    json: latencyJson(latency, matches, beside.name),
+    missed: missesBesideAim(latency, beside.name),
+  };
 }
 
 /** The add path: adds with and without the search index. */
@@ -484,10 +574,12 @@ export async function benchSearch(
     json.locomo = locomoJson(locomo, set);
   }
   const runs: SetupRun[] = [];
+  let besideMissed = false;
   if (parts.has('latency')) {
     const latency = await latencyPart(options, out);
     runs.push(...latency.runs);
     json.latency = latency.json;
+    besideMissed = latency.missed;
   }
   if (parts.has('adds')) {
     const adds = await addsPart(options, out);
@@ -512,7 +604,8 @@ export async function benchSearch(
       runs.some((r) => r.problems.length > 0 || r.results.some((x) => !x.outcome.ok)),
     missed:
       labelled.some((o) => 'run' in o && missedAims(o.run).length > 0) ||
-      locomo.some(missesLocomoAims),
+      locomo.some(missesLocomoAims) ||
+      besideMissed,
     json,
   };
 }
