@@ -44,7 +44,7 @@ import { createMemoryService, type SemanticSearch } from './memory/memory.servic
 import { createMemoryTargets } from './memory/memory.targets.ts';
 import { createMemoryEmbeddingsRepository } from './memory/memory-embeddings.repository.ts';
 import { createMemoryErasure } from './memory/memory-erasure.ts';
-import { createMemorySearchRepository } from './memory/memory-search.repository.ts';
+import { createMemorySearch } from './memory/memory-search.ts';
 import { createPostgresWrites } from './memory/memory-writes.postgres.ts';
 import { createStatementWrites } from './memory/memory-writes.ts';
 import { createOwnStoreReads } from './memory/own-store-reads.ts';
@@ -281,6 +281,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     };
 
   const memoryRepository = createMemoryRepository(database);
+  // On SQLite, searches run in worker threads started with the first one; they end with the app.
+  const search = createMemorySearch(database);
+  app.addHook('onClose', () => search.close());
   const service = createMemoryService({
     database,
     repository: memoryRepository,
@@ -289,7 +292,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       database.dialect === 'postgres'
         ? createPostgresWrites({ database })
         : createStatementWrites({ database, repository: memoryRepository, embeddings }),
-    search: createMemorySearchRepository(database),
+    search,
     embeddings,
     semantic,
     targets: createMemoryTargets(database),

@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Database } from './database.ts';
+import { ReadWorkerUnavailable } from './sqlite/read-workers.ts';
 
 /**
  * Node's socket and resolver errors: the store's host cannot be reached, or the connection to it
@@ -58,7 +59,8 @@ const MAX_DEPTH = 4;
  * Whether `error` means the store cannot be reached or did not answer in time — a condition a
  * client should retry shortly (503) — rather than a bug (500). The one place that knows the
  * drivers' shapes: Node socket codes, `pg`'s messages, PostgreSQL SQLSTATEs, SQLite's
- * SQLITE_BUSY. Follows `cause` and AggregateError (a host with several addresses).
+ * SQLITE_BUSY, a SQLite read worker that did not answer (sqlite/read-workers.ts). Follows
+ * `cause` and AggregateError (a host with several addresses).
  *
  * @example
  * if (isStoreUnavailable(error)) return sendError(reply, 503, 'the store is unavailable; retry shortly');
@@ -69,6 +71,7 @@ export function isStoreUnavailable(error: unknown): boolean {
 
 function unavailable(error: unknown, depth: number): boolean {
   if (!(error instanceof Error) || depth > MAX_DEPTH) return false;
+  if (error instanceof ReadWorkerUnavailable) return true;
   const { code, errcode } = error as { code?: unknown; errcode?: unknown };
   if (typeof code === 'string') {
     if (NETWORK_CODES.has(code) || PG_SQLSTATES.has(code)) return true;

@@ -23,6 +23,12 @@ export interface Database {
   readonly db: Kysely<Tables>;
   readonly dialect: Dialect;
   /**
+   * SQLite: the store's file, which a connection of another thread can open to read (WAL); a
+   * worker's reads see every commit made before they start (sqlite/read-workers.ts). Undefined
+   * on PostgreSQL.
+   */
+  readonly file?: string;
+  /**
    * Runs compiled queries (prepared-query.ts) outside any transaction: the latest committed
    * state. On SQLite a read-only connection of its own, on PostgreSQL the pool.
    */
@@ -101,6 +107,7 @@ function createSqlite(path: string): Database {
   return {
     db,
     dialect: 'sqlite',
+    file,
     reader,
     readTogether: (run) => reader.together(run),
     write,

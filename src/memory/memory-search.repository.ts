@@ -90,7 +90,7 @@ interface CandidateParams {
  * hold some word of the query — SQLite's FTS5 inside the store's own rows, PostgreSQL's full text
  * index — and counts the store; search-ranking.ts orders them, the same way for both.
  */
-export function createMemorySearchRepository(database: Database) {
+export function createMemorySearchRepository(database: Pick<Database, 'db' | 'dialect'>) {
   const { db } = database;
   const postgres = database.dialect === 'postgres';
 

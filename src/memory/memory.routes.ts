@@ -158,7 +158,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           response: { 200: SearchResponse, ...errors },
         },
       },
-      async (request) => service.search(request.caller, request.query),
+      async (request) => service.search(request.caller, request.query, request.signal),
     );
 
     app.get(

@@ -38,7 +38,8 @@ import type { MemoryTargets, Target } from './memory.targets.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 import { isMissingContributor } from './memory-erasure.ts';
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
-import type { FoundMemory, MemorySearchRepository } from './memory-search.repository.ts';
+import type { FoundMemory } from './memory-search.repository.ts';
+import type { MemorySearch } from './memory-search.ts';
 import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
 import type { OwnStoreReads } from './own-store-reads.ts';
 import type { QueryEmbedder } from './query-embedding.ts';
@@ -51,7 +52,8 @@ export interface MemoryServiceDeps {
   /** Reads of one's own store in the caller's statement (own-store-reads.ts). */
   readonly ownReads: OwnStoreReads;
   readonly writes: MemoryWrites;
-  readonly search: MemorySearchRepository;
+  /** Lexical search: on SQLite in worker threads (memory-search.ts). */
+  readonly search: MemorySearch;
   /** Vectors of memories: dropped with a deleted memory whether or not search uses them. */
   readonly embeddings: MemoryEmbeddingsRepository;
   /** Semantic search, when an embedding model is configured; else search is lexical. */
@@ -163,10 +165,12 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     q: string,
     category: string | null,
     limit: number,
+    signal: AbortSignal | undefined,
   ): Promise<SearchResponse> {
     const candidates = Math.max(limit, SEARCH_CANDIDATES);
+    const query = analyzeQuery(q);
     const [lexical, nearest] = await Promise.all([
-      deps.search.find(reader, state.id, analyzeQuery(q), { category, limit: candidates }),
+      deps.search.find({ scopeId: state.id, query, category, limit: candidates }, signal),
       nearestByVector(semantic, state, q, category, candidates),
     ]);
     if (!nearest) return { memories: lexical.slice(0, limit).map(scored), mode: 'lexical' };
@@ -214,15 +218,20 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     return neighbours.map((neighbour) => neighbour.id);
   }
 
-  /** A store's active memories that match `q`, best first (`search`'s ranking). */
+  /**
+   * A store's active memories that match `q`, best first (`search`'s ranking). A search whose
+   * `signal` aborts (its client left) before it starts is not run.
+   */
   async function findIn(
     state: { id: string; version: number },
     q: string,
     category: string | null,
     limit: number,
+    signal?: AbortSignal,
   ): Promise<SearchResponse> {
-    if (semantic) return hybridSearch(semantic, state, q, category, limit);
-    const found = await deps.search.find(reader, state.id, analyzeQuery(q), { category, limit });
+    if (semantic) return hybridSearch(semantic, state, q, category, limit, signal);
+    const query = analyzeQuery(q);
+    const found = await deps.search.find({ scopeId: state.id, query, category, limit }, signal);
     return { memories: found.map(scored), mode: 'lexical' };
   }
 
@@ -283,15 +292,20 @@ export function createMemoryService(deps: MemoryServiceDeps) {
 
     /**
      * The store's active memories that match `q`, best first: by their words, fused with the
-     * nearest by meaning when an embedding model is configured and answers in time.
+     * nearest by meaning when an embedding model is configured and answers in time. `signal`:
+     * the request's, aborted when its client leaves.
      */
-    async search(caller: Caller, query: SearchQuery): Promise<SearchResponse> {
+    async search(
+      caller: Caller,
+      query: SearchQuery,
+      signal?: AbortSignal,
+    ): Promise<SearchResponse> {
       if (!/\S/u.test(query.q)) throw searchQueryRequired();
       const limit = parseSearchLimit(query.limit);
       const { scope, target } = await targets.forList(caller, query);
       const state = await repo.readScope(reader, scope);
       const answer: SearchResponse = state
-        ? await findIn(state, query.q, query.category ?? null, limit)
+        ? await findIn(state, query.q, query.category ?? null, limit, signal)
         : // A store never written: nothing to find, in the mode search is configured for.
           { memories: [], mode: semantic ? 'hybrid' : 'lexical' };
       await auditAlone(caller, target, 'search');
@@ -352,7 +366,9 @@ export function createMemoryService(deps: MemoryServiceDeps) {
           memories = (await repo.recentActive(reader, state.id, limit)).map(recalled);
         } else if (!semantic) {
           // The rows as found: a prompt needs no timestamps formatted.
-          const found = await deps.search.find(reader, state.id, analyzeQuery(input.query), {
+          const found = await deps.search.find({
+            scopeId: state.id,
+            query: analyzeQuery(input.query),
             category: null,
             limit: input.limit,
           });

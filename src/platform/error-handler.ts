@@ -99,6 +99,12 @@ export function failureOf(error: FastifyError, request: FastifyRequest): Failure
     request.log.info({ err: error }, 'client error');
     return { status, code: 'bad_request', message: 'bad request' };
   }
+  if (error === request.signal.reason) {
+    // The client left, and what it asked was given up (request.signal): nothing reaches it.
+    // 499, as the chat interface records a caller that left.
+    request.log.info('the client left before the answer');
+    return { status: 499, code: 'client_closed_request', message: 'the client left' };
+  }
   request.log.error({ err: error }, 'internal error');
   return { status: 500, code: 'internal_error', message: 'internal server error' };
 }
