@@ -350,7 +350,7 @@ export interface paths {
             parameters: {
                 query: {
                     /**
-                     * @description What to look for, as a person types it: every word must match (the last one as a prefix), or, when no memory has them all, the best matches for any of them. Punctuation and operators are searched as text, never parsed
+                     * @description What to look for: keywords or a question, as a person types it. Memories holding more of what it asks rank first, each word weighed by how few memories hold it; function words are left out and words match their other forms; the last word, while the text does not end after it, is also a prefix. Punctuation and operators are searched as text, never parsed
                      * @example TICKET-4521
                      */
                     q: string;
