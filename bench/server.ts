@@ -176,7 +176,7 @@ async function seed(arg: string | undefined, optionsArg: string | undefined): Pr
   const options = parseSeedOptions(optionsArg);
   const config = loadConfig();
   const database = createDatabase(config.databaseUrl);
-  await migrateToLatest(database.db);
+  await database.withoutTimeLimit(migrateToLatest);
   if (options.searchIndex === false) await dropSearchIndex(database);
   await ensureSigningKey(database.db);
 

@@ -30,7 +30,7 @@ export async function start(config: Config): Promise<FastifyInstance> {
       else process.stderr.write(`mnemo: an idle database connection failed: ${error.message}\n`);
     },
   });
-  await migrateToLatest(database.db);
+  await database.withoutTimeLimit(migrateToLatest);
   await ensureSigningKey(database.db);
   const app = await buildApp({ config, database, catalog });
   log = app.log;

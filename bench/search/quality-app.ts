@@ -63,7 +63,7 @@ export async function withQualityApp<R>(
       statementTimeoutMs: config.databaseStatementTimeoutMs,
     });
     try {
-      await migrateToLatest(database.db);
+      await database.withoutTimeLimit(migrateToLatest);
       await ensureSigningKey(database.db);
       const app = await buildApp({
         ...embeddings?.deps,

@@ -116,7 +116,7 @@ export async function withStore<T>(run: (context: StoreContext) => Promise<T>): 
   try {
     let applied: string[];
     try {
-      applied = await migrateToLatest(database.db);
+      applied = await database.withoutTimeLimit(migrateToLatest);
     } catch (error) {
       throw error instanceof UnknownSchemaError ? new PreconditionFailed(error.message) : error;
     }

@@ -57,6 +57,12 @@ export interface Database {
    */
   durable(): Promise<void> | undefined;
   /**
+   * Runs `run` on a connection of its own that has no statement time limit: a migration
+   * rewrites whole tables and builds indexes, which on a large store takes longer than any
+   * request may. SQLite has no such limit, and runs it on `db`.
+   */
+  withoutTimeLimit<T>(run: (db: Kysely<Tables>) => Promise<T>): Promise<T>;
+  /**
    * Makes every commit so far durable, including writes made through `db` outside `write`
    * (start-up, the CLI): call it before telling anyone about them.
    */
@@ -112,6 +118,7 @@ function createSqlite(path: string): Database {
     readTogether: (run) => reader.together(run),
     write,
     durable: () => durability.pending(),
+    withoutTimeLimit: (run) => run(db),
     sync: () => wal.sync(),
     close: async () => {
       await durability.drained();
@@ -143,15 +150,12 @@ const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 /** TCP keep-alive on idle connections, so NATs and load balancers keep them open. */
 const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
 
-function createPostgres(url: string, options: DatabaseOptions): Database {
-  const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
-  const pool = new pg.Pool({
+/** A pool's settings apart from its size and time limits. */
+function postgresConfig(url: string): pg.PoolConfig {
+  return {
     connectionString: url,
     application_name: 'mnemo',
-    max: options.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: statementTimeoutMs,
-    query_timeout: statementTimeoutMs + ANSWER_GRACE_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEP_ALIVE_INITIAL_DELAY_MS,
@@ -161,6 +165,16 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
           ? Number
           : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
+  };
+}
+
+function createPostgres(url: string, options: DatabaseOptions): Database {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
+  const pool = new pg.Pool({
+    ...postgresConfig(url),
+    max: options.poolSize ?? 10,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + ANSWER_GRACE_MS,
   });
   // A connection that breaks emits 'error' on its client, and an 'error' nobody listens to ends
   // the process. In use, the failure also reaches the query (and its request, as a 503), and the
@@ -179,6 +193,16 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
     readTogether: (run) => run(),
     write: (job) => retryOnConflict(() => db.transaction().execute(job)),
     durable: () => undefined,
+    withoutTimeLimit: async (run) => {
+      const single = new Kysely<Tables>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ ...postgresConfig(url), max: 1 }) }),
+      });
+      try {
+        return await run(single);
+      } finally {
+        await single.destroy();
+      }
+    },
     sync: async () => {},
     close: () => db.destroy(),
   };

@@ -56,7 +56,7 @@ export async function buildTestApp(
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
   });
-  await migrateToLatest(database.db);
+  await database.withoutTimeLimit(migrateToLatest);
   await ensureSigningKey(database.db);
   const app = await buildApp({
     config,

@@ -29,7 +29,7 @@ export async function generateApiTypes(): Promise<string> {
   });
   const database = createDatabase(config.databaseUrl);
   try {
-    await migrateToLatest(database.db);
+    await database.withoutTimeLimit(migrateToLatest);
     const app = await buildApp({ config, database, logger: false });
     await app.ready();
     const document = app.swagger() as Parameters<typeof openapiTS>[0];
