@@ -45,10 +45,10 @@ function wordMatch(word: QueryWord, language: QueryLanguage): string {
 }
 
 /**
- * At most this many candidates are read and ranked, and a word held by more of a store's
- * memories than this is common. A store no larger is ranked whole, every weight exact; in a
- * larger one a common word is not looked up (it would bring most of the store and weigh little)
- * but still scores in the memories the other words bring, its count taken as one past this.
+ * A store of at most this many memories is ranked whole, every weight exact. In a larger one
+ * the candidates are the memories its rarer words bring (see `COMMON_AFTER`); a common word is
+ * not looked up (it would bring most of the store and weigh little) but still scores in the
+ * memories the other words bring.
  */
 export const MAX_CANDIDATES = 1000;
 
