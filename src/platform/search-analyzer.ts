@@ -78,6 +78,13 @@ function wordTerms(word: string): string[] {
 }
 
 const LANGUAGES = createLanguages(foldText);
+/** Each function word of a Latin-script language, with the languages (their places) it is one of. */
+const LATIN_STOP_WORDS = new Map<string, number[]>();
+LANGUAGES.latin.forEach((language, at) => {
+  for (const word of language.stopWords) {
+    LATIN_STOP_WORDS.set(word, [...(LATIN_STOP_WORDS.get(word) ?? []), at]);
+  }
+});
 const LATIN = /\p{sc=Latin}/u;
 const CYRILLIC = /\p{sc=Cyrillic}/u;
 const DIGIT = /\p{N}/u;
@@ -108,9 +115,16 @@ interface Chunk {
 /** The folded words of each stretch between spaces, before any language is applied. */
 function stretches(text: string): { words: string[]; joinable: boolean }[] {
   const found: { words: string[]; joinable: boolean }[] = [];
-  for (const chunk of foldText(text).split(/\s+/u)) {
+  const folded = foldText(text);
+  // Most text has no word of a spaceless script: its words are then their own terms.
+  const spaceless = SPACELESS.test(folded);
+  for (const chunk of folded.split(/\s+/u)) {
     const words = chunk.match(WORD);
     if (!words) continue;
+    if (!spaceless) {
+      found.push({ words: words.map(cut), joinable: words.length > 1 });
+      continue;
+    }
     const joinable = words.length > 1 && !words.some((word) => SPACELESS.test(word));
     found.push({ words: words.flatMap(wordTerms), joinable });
   }
@@ -124,20 +138,16 @@ function stretches(text: string): { words: string[]; joinable: boolean }[] {
  * Single letters are not counted: some lists name every letter (`a/b` is no Spanish).
  */
 function latinLanguage(words: readonly string[]): Language {
-  const [first, ...others] = LANGUAGES.latin as [Language, ...Language[]];
-  let best = first;
-  let bestCount = 0;
-  for (const candidate of [first, ...others]) {
-    const count = words.reduce(
-      (n, word) => n + (word.length > 1 && candidate.stopWords.has(word) ? 1 : 0),
-      0,
-    );
-    if (count > bestCount) {
-      best = candidate;
-      bestCount = count;
-    }
+  const counts = new Array<number>(LANGUAGES.latin.length).fill(0);
+  for (const word of words) {
+    if (word.length < 2) continue;
+    for (const at of LATIN_STOP_WORDS.get(word) ?? []) counts[at] = (counts[at] ?? 0) + 1;
   }
-  return best;
+  let best = 0;
+  for (let at = 1; at < counts.length; at++) {
+    if ((counts[at] ?? 0) > (counts[best] ?? 0)) best = at;
+  }
+  return LANGUAGES.latin[best] as Language;
 }
 
 function readWord(word: string, latin: Language): Word {
