@@ -2,6 +2,8 @@
  * The side of read-workers.ts that runs in a worker thread: the thread's own read-only
  * connection to the store's file, and the loop that answers the reads it is sent.
  */
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Tables } from '../tables.ts';
@@ -11,6 +13,31 @@ import {
   openSqliteFile,
   type SqliteReader,
 } from './node-sqlite-database.ts';
+
+/**
+ * The niceness a read worker's thread takes (the event loop's stays 0). When the worker and the
+ * loop want the same CPU, the scheduler gives the loop about nine tenths of it and lets it in at
+ * once: a long read runs in the time requests leave, instead of holding them up for whole
+ * time slices.
+ */
+const READ_WORKER_NICENESS = 10;
+
+/**
+ * Lowers this thread's priority, not the process's: on Linux a thread has an id of its own
+ * (`/proc/thread-self` → `<pid>/task/<tid>`), which setpriority(2) takes as one thread. Where
+ * that is missing or refused, the thread keeps the process's priority.
+ */
+function yieldToTheLoop(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    // A process started nicer than that stays so: only its loop's share is given away.
+    if (Number.isInteger(tid) && tid > 0) {
+      setPriority(tid, Math.max(READ_WORKER_NICENESS, getPriority(tid)));
+    }
+  } catch {
+    // Not Linux, or not allowed: the reads run at the loop's priority.
+  }
+}
 
 /** What a read worker is started with. */
 export interface ReadWorkerData {
@@ -81,6 +108,7 @@ export function serveReads<I, O>(start: (store: ReadOnlyStore) => (input: I) => 
   const port = parentPort;
   if (!port) throw new Error('serveReads runs in a worker thread');
   const { file } = workerData as ReadWorkerData;
+  yieldToTheLoop();
   const connection = openSqliteFile(file, { readOnly: true });
   const store: ReadOnlyStore = {
     db: new Kysely<Tables>({

@@ -3,6 +3,7 @@
  * standing for a read that misbehaves) on a real store file, beside its writer.
  */
 import diagnostics from 'node:diagnostics_channel';
+import { getPriority } from 'node:os';
 import { DatabaseSync } from 'node:sqlite';
 import type { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
@@ -88,6 +89,13 @@ describe('reads on a worker', () => {
       errstr: 'attempt to write a readonly database',
     });
     expect(await reads.run(count)).toEqual([{ n: 1 }]);
+  });
+
+  test('run at a lower priority than the event loop, which keeps its own', async () => {
+    const workers = pool();
+    const loop = getPriority();
+    expect(await workers.run({ niceness: true })).toBe(Math.max(10, loop));
+    expect(getPriority()).toBe(loop);
   });
 
   test("a failed statement fails the read with SQLite's error, as on the event loop (a 500)", async () => {
