@@ -194,9 +194,11 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
     write: (job) => retryOnConflict(() => db.transaction().execute(job)),
     durable: () => undefined,
     withoutTimeLimit: async (run) => {
-      const single = new Kysely<Tables>({
-        dialect: new PostgresDialect({ pool: new pg.Pool({ ...postgresConfig(url), max: 1 }) }),
-      });
+      const unlimited = new pg.Pool({ ...postgresConfig(url), max: 1 });
+      // As the pool's: a connection that breaks fails its query, never the process.
+      unlimited.on('connect', (client) => client.on('error', ignore));
+      unlimited.on('error', ignore);
+      const single = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: unlimited }) });
       try {
         return await run(single);
       } finally {
