@@ -168,21 +168,33 @@ function postgresConfig(url: string): pg.PoolConfig {
   };
 }
 
+const ignore = () => {};
+
+/**
+ * A pool of `settings` whose broken connections never end the process. A connection that breaks
+ * emits 'error' on its client, and an 'error' nobody listens to ends the process. In use, the
+ * failure also reaches the query (and its request, as a 503), and the broken client is dropped
+ * when released: the listener only keeps the process alive. Idle, the pool drops the client
+ * itself and re-emits the error on the pool: reported to `onIdleError`, then nothing to do.
+ */
+function openPool(settings: pg.PoolConfig, onIdleError: (error: Error) => void = ignore): pg.Pool {
+  const pool = new pg.Pool(settings);
+  pool.on('connect', (client) => client.on('error', ignore));
+  pool.on('error', onIdleError);
+  return pool;
+}
+
 function createPostgres(url: string, options: DatabaseOptions): Database {
   const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
-  const pool = new pg.Pool({
-    ...postgresConfig(url),
-    max: options.poolSize ?? 10,
-    statement_timeout: statementTimeoutMs,
-    query_timeout: statementTimeoutMs + ANSWER_GRACE_MS,
-  });
-  // A connection that breaks emits 'error' on its client, and an 'error' nobody listens to ends
-  // the process. In use, the failure also reaches the query (and its request, as a 503), and the
-  // broken client is dropped when released: the listener only keeps the process alive. Idle, the
-  // pool drops the client itself and re-emits the error on the pool: reported, then nothing to do.
-  const ignore = () => {};
-  pool.on('connect', (client) => client.on('error', ignore));
-  pool.on('error', options.onIdleConnectionError ?? ignore);
+  const pool = openPool(
+    {
+      ...postgresConfig(url),
+      max: options.poolSize ?? 10,
+      statement_timeout: statementTimeoutMs,
+      query_timeout: statementTimeoutMs + ANSWER_GRACE_MS,
+    },
+    options.onIdleConnectionError,
+  );
   const db = new Kysely<Tables>({
     dialect: new PostgresDialect({ pool: withNamedStatements(pool) }),
   });
@@ -194,10 +206,7 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
     write: (job) => retryOnConflict(() => db.transaction().execute(job)),
     durable: () => undefined,
     withoutTimeLimit: async (run) => {
-      const unlimited = new pg.Pool({ ...postgresConfig(url), max: 1 });
-      // As the pool's: a connection that breaks fails its query, never the process.
-      unlimited.on('connect', (client) => client.on('error', ignore));
-      unlimited.on('error', ignore);
+      const unlimited = openPool({ ...postgresConfig(url), max: 1 });
       const single = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: unlimited }) });
       try {
         return await run(single);
