@@ -368,6 +368,7 @@ describe('migrate', () => {
         '2026-11-25T03_memory_update_batches',
         '2026-11-28T00_people',
         '2026-11-28T01_search_analysis',
+        '2026-11-28T02_search_words',
       ],
     });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);

@@ -14,6 +14,7 @@ import * as memoryWrites from './migrations/2026-11-25T02_memory_writes.ts';
 import * as memoryUpdateBatches from './migrations/2026-11-25T03_memory_update_batches.ts';
 import * as people from './migrations/2026-11-28T00_people.ts';
 import * as searchAnalysis from './migrations/2026-11-28T01_search_analysis.ts';
+import * as searchWords from './migrations/2026-11-28T02_search_words.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25T03_memory_update_batches': memoryUpdateBatches,
   '2026-11-28T00_people': people,
   '2026-11-28T01_search_analysis': searchAnalysis,
+  '2026-11-28T02_search_words': searchWords,
 };
 
 export class UnknownSchemaError extends Error {

@@ -67,6 +67,13 @@ const COMMON_READ = 200;
 /** Stores whose size is remembered, to choose the way to search them. */
 const REMEMBERED_STORES = 10_000;
 
+/** What a large store's search finds: candidates, the store's counts, the common words' counts. */
+interface LargeStoreFound {
+  found: Candidate[];
+  store: StoreCounts;
+  holding: (number | undefined)[];
+}
+
 /** A candidate as read, with its store's counts on every row. */
 type CandidateRow = Candidate & { store_memories: number | null; store_terms: number | null };
 
@@ -127,42 +134,32 @@ export function createMemorySearchRepository(database: Pick<Database, 'db' | 'di
           and (${p.category} is null or m.category = ${p.category})`,
     ),
   );
-  // How many memories hold each of n words — across the whole index, or in the store — counting
-  // no further than one past `COMMON_AFTER`, with the store's
-  // counts: one statement, one call to the store. Parameters are named per word (`m0`, `m1`, …):
-  // a prepared query's parameters are its arguments' own fields.
-  const countings = new Map<string, ReturnType<typeof counting>>();
-  const counting = (n: number, inStore: boolean) =>
-    prepareQuery((p: Record<string, string>) => {
-      const within = (i: number) =>
-        inStore
-          ? sql`(to_tsquery('simple', ${p[`m${i}`]}) && cast(${p.store} as tsquery))`
-          : sql`to_tsquery('simple', ${p[`m${i}`]})`;
-      const held = (i: number) =>
-        postgres
-          ? sql`(select count(*) from (select 1 from memories where search_vector @@ ${within(i)}
-              limit ${COMMON_AFTER + 1}) as held)`
-          : sql`(select count(*) from (select rowid from memory_search
-              where memory_search match ${p[`m${i}`]} limit ${COMMON_AFTER + 1}))`;
-      return compiled(
+  // SQLite: how many memories hold each of n words — across the whole index, or in the store —
+  // counting no further than one past `COMMON_AFTER`, with the store's counts: one statement.
+  // Parameters are named per word (`m0`, `m1`, …): a prepared query's parameters are its
+  // arguments' own fields.
+  const countings = new Map<number, ReturnType<typeof counting>>();
+  const counting = (n: number) =>
+    prepareQuery((p: Record<string, string>) =>
+      compiled(
         sql<Record<string, number>>`select ${sql.join(
-          Array.from({ length: n }, (_, i) => sql`${held(i)} as ${sql.ref(`c${i}`)}`),
+          Array.from(
+            { length: n },
+            (_, i) => sql`(select count(*) from (select rowid from memory_search
+              where memory_search match ${p[`m${i}`]} limit ${COMMON_AFTER + 1})) as ${sql.ref(`c${i}`)}`,
+          ),
         )}, ${storeColumns(p.scopeId as string)}`,
-      );
-    });
-  // Across the index: the memories holding rare words, wherever they are, kept if in the store.
-  // Cheaper than naming the store when few memories of the whole database hold the words.
-  const acrossPostgres = prepareQuery((p: CandidateParams) =>
-    compiled(
-      sql<CandidateRow>`select id, content, category, created_at, updated_at, version, search_terms,
-          ${storeColumns(p.scopeId)}
-        from memories
-        where search_vector @@ to_tsquery('simple', ${p.match})
-          and scope_id = ${p.scopeId} and deleted_at is null
-          and (cast(${p.category} as text) is null or category = ${p.category})
-        order by version desc
-        limit ${p.limit}`,
-    ),
+      ),
+    );
+  // PostgreSQL: the whole search of a large store, counts and memories, in one call
+  // (migration 2026-11-28T02_search_words, which follows `largeStore` below).
+  const searchWords = prepareQuery(
+    (p: { scopeId: string; store: string; words: string[]; category: string | null }) =>
+      compiled(
+        sql<CandidateRow & { counts: number[] }>`select * from mnemo_search_words(
+          ${p.scopeId}, ${p.store}, ${p.words}, ${p.category},
+          ${COMMON_AFTER}, ${COMMON_READ})`,
+      ),
   );
 
   // Each field named: a rest-and-spread copy cost a quarter of a small store's search.
@@ -189,7 +186,10 @@ export function createMemorySearchRepository(database: Pick<Database, 'db' | 'di
     if (sizes.size > REMEMBERED_STORES) sizes.delete(sizes.keys().next().value as string);
   };
 
-  /** The words as the engine matches them: within the store (its token), or across the index. */
+  /**
+   * The words as the engine matches them: within the store (its token), or, on SQLite, across
+   * the index.
+   */
   function matching(scopeId: string, words: string, inStore = true) {
     const hex = scopeId.replaceAll('-', '');
     if (postgres) return { match: words, store: `'@${hex}'` };
@@ -205,7 +205,7 @@ export function createMemorySearchRepository(database: Pick<Database, 'db' | 'di
   ): Promise<{ found: Candidate[]; store: StoreCounts }> {
     const { inStore = true, ...rest } = options;
     const params = { scopeId, ...matching(scopeId, words, inStore), ...rest };
-    const statement = postgres ? (inStore ? candidatesPostgres : acrossPostgres) : candidatesSqlite;
+    const statement = postgres ? candidatesPostgres : candidatesSqlite;
     const rows = await statement.rows(runner, params);
     return { found: numbers(rows), store: countsOf(rows[0]) };
   }
@@ -215,13 +215,11 @@ export function createMemorySearchRepository(database: Pick<Database, 'db' | 'di
    * `COMMON_AFTER` at most; and the store's counts.
    */
   async function held(runner: QueryRunner, scopeId: string, matches: string[], inStore: boolean) {
-    const key = `${matches.length} ${inStore}`;
-    const statement = countings.get(key) ?? counting(matches.length, inStore);
-    countings.set(key, statement);
+    const statement = countings.get(matches.length) ?? counting(matches.length);
+    countings.set(matches.length, statement);
     const params = matches.map((words) => matching(scopeId, words, inStore));
     const row = await statement.first(runner, {
       ...Object.fromEntries(params.map((p, i) => [`m${i}`, p.match])),
-      store: params[0]?.store ?? '',
       scopeId,
     });
     return {
@@ -231,10 +229,13 @@ export function createMemorySearchRepository(database: Pick<Database, 'db' | 'di
   }
 
   /**
-   * A store larger than `MAX_CANDIDATES`: each word's memories counted first (across the index,
-   * then, for a word many memories of the database hold, in the store), a common word not looked
-   * up, its count taken as one past `COMMON_AFTER`; a rare word's count is read from the
-   * candidates, which hold every memory of the store that holds it.
+   * A store larger than `MAX_CANDIDATES`: each word's memories in the store counted first, one
+   * past `COMMON_AFTER` at most; a common word is not looked up, its count taken as one past
+   * `COMMON_AFTER`; a rare word's count is read from the candidates, which hold every memory of
+   * the store that holds it. With only common words, the latest memories holding all of them are
+   * read, else those holding any. PostgreSQL does all of it in one call (`mnemo_search_words`);
+   * SQLite counts across the whole index first, and in the store only a word many memories of
+   * the database hold.
    */
   async function largeStore(
     runner: QueryRunner,
@@ -242,7 +243,23 @@ export function createMemorySearchRepository(database: Pick<Database, 'db' | 'di
     alternatives: string[],
     language: QueryLanguage,
     category: string | null,
-  ): Promise<{ found: Candidate[]; store: StoreCounts; holding: (number | undefined)[] }> {
+  ): Promise<LargeStoreFound> {
+    if (postgres) {
+      const rows = await searchWords.rows(runner, {
+        scopeId,
+        store: matching(scopeId, '').store,
+        words: alternatives,
+        category,
+      });
+      const store = countsOf(rows[0]);
+      remember(scopeId, store.memories);
+      const counts = rows[0]?.counts ?? [];
+      return {
+        found: numbers(rows.filter((row) => row.id !== null)),
+        store,
+        holding: counts.map((n) => (n <= COMMON_AFTER ? undefined : COMMON_AFTER + 1)),
+      };
+    }
     const across = await held(runner, scopeId, alternatives, false);
     const { store } = across;
     remember(scopeId, store.memories);

@@ -189,11 +189,21 @@ describe('a store larger than the candidates read', () => {
     }
     rare.budget = await add(who, 'The team budget for GPUs is 40k a quarter');
     rare.kombucha = await add(who, 'Brews kombucha at home');
+    rare.kombuchaPlan = await add(who, 'Kombucha tasting on Friday', { category: 'project' });
   }, 120_000);
 
   test('a rare word beside a common one: the rare word brings its memories, both score', async () => {
     expect(await contents(who, 'team budget')).toEqual([rare.budget?.content]);
-    expect(await contents(who, 'kombucha')).toEqual([rare.kombucha?.content]);
+    expect((await contents(who, 'kombucha')).sort()).toEqual(
+      [rare.kombucha?.content, rare.kombuchaPlan?.content].sort(),
+    );
+  });
+
+  test('the category keeps its own memories, on both kinds of words', async () => {
+    const plans = await contents(who, 'kombucha', '&category=project');
+    expect(plans).toEqual([rare.kombuchaPlan?.content]);
+    expect(await contents(who, 'weekly sync', '&category=project')).toEqual([]);
+    expect(await contents(who, 'weekly kombucha', '&category=project')).toEqual(plans);
   });
 
   test('only common words: the memories holding all of them, the latest read', async () => {

@@ -40,75 +40,7 @@ export async function up(db: Kysely<any>): Promise<void> {
           p_audit ->> 'targetId', p_action, p_memory_id, (p_audit ->> 'at')::bigint, null);
     end $$`.execute(db);
 
-  // Adds to one store, in order, one answer each: an item folds into an active memory of its
-  // fold key, an earlier item of the batch included, as sequential adds would. The counter is
-  // raised once per change and written once, under the lock.
-  await sql`create or replace function mnemo_add_memories(
-      p_org text, p_kind text, p_owner text,
-      p_ids text[], p_contributors text[], p_contents text[], p_fold_keys text[],
-      p_categories text[], p_ats bigint[], p_terms text[], p_audits jsonb[])
-    returns table (created boolean, id text, content text, category text,
-      created_at bigint, updated_at bigint)
-    language plpgsql as $$
-    #variable_conflict use_column
-    declare
-      v_scope text;
-      v_start bigint;
-      v_version bigint;
-      item record;
-      existing record;
-    begin
-      select l.scope_id, l.scope_version into v_scope, v_start
-        from mnemo_lock_scope(p_org, p_kind, p_owner) as l;
-      v_version := v_start;
-      for item in
-        select * from unnest(p_ids, p_contributors, p_contents, p_fold_keys, p_categories,
-            p_ats, p_terms, p_audits) with ordinality
-          as x(id, contributor_id, content, fold_key, category, at, terms, audit, n)
-          order by n
-      loop
-        select m.id, m.content, m.category, m.created_at, m.updated_at, m.version
-          into existing from memories as m
-          where m.scope_id = v_scope and m.fold_key = item.fold_key and m.deleted_at is null
-          order by m.created_at limit 1;
-        if found then
-          created := false;
-          id := existing.id;
-          content := existing.content;
-          category := existing.category;
-          created_at := existing.created_at;
-          updated_at := existing.updated_at;
-          -- A fold that brings a category to a memory without one is a change; otherwise none.
-          -- Its content, so its search terms, stay.
-          if existing.category is null and item.category is not null then
-            v_version := v_version + 1;
-            update memories as m set category = item.category, version = v_version,
-                updated_at = greatest(item.at, existing.updated_at + 1)
-              where m.id = existing.id
-              returning m.category, m.updated_at into category, updated_at;
-            update memory_embeddings as e set memory_version = v_version
-              where e.memory_id = existing.id and e.memory_version = existing.version;
-          end if;
-        else
-          v_version := v_version + 1;
-          insert into memories (id, scope_id, contributor_id, content, fold_key, category,
-              created_at, updated_at, version, deleted_at, search_terms)
-            values (item.id, v_scope, item.contributor_id, item.content, item.fold_key,
-              item.category, item.at, item.at, v_version, null, item.terms);
-          created := true;
-          id := item.id;
-          content := item.content;
-          category := item.category;
-          created_at := item.at;
-          updated_at := item.at;
-        end if;
-        perform mnemo_record_audit(item.audit, 'add', id);
-        return next;
-      end loop;
-      if v_version > v_start then
-        update scopes as s set version = v_version where s.id = v_scope;
-      end if;
-    end $$`.execute(db);
+  await createAddMemories(db);
 
   // Outcome 'gone' (no row answered), 'conflict' (the memory as it is) or 'updated' (as
   // written, and whether its content changed). Null content or category: kept.
@@ -195,6 +127,81 @@ export async function up(db: Kysely<any>): Promise<void> {
         delete from memory_embeddings as e where e.memory_id = cur.id;
       end if;
       perform mnemo_record_audit(p_audit, 'delete', p_memory_id);
+    end $$`.execute(db);
+}
+
+/**
+ * Adds to one store, in order, one answer each: an item folds into an active memory of its
+ * fold key, an earlier item of the batch included, as sequential adds would. The counter is
+ * raised once per change and written once, under the lock. (2026-11-28T02_search_words
+ * replaces it; its `down` puts this one back.)
+ */
+export async function createAddMemories(db: Kysely<any>): Promise<void> {
+  await sql`create or replace function mnemo_add_memories(
+      p_org text, p_kind text, p_owner text,
+      p_ids text[], p_contributors text[], p_contents text[], p_fold_keys text[],
+      p_categories text[], p_ats bigint[], p_terms text[], p_audits jsonb[])
+    returns table (created boolean, id text, content text, category text,
+      created_at bigint, updated_at bigint)
+    language plpgsql as $$
+    #variable_conflict use_column
+    declare
+      v_scope text;
+      v_start bigint;
+      v_version bigint;
+      item record;
+      existing record;
+    begin
+      select l.scope_id, l.scope_version into v_scope, v_start
+        from mnemo_lock_scope(p_org, p_kind, p_owner) as l;
+      v_version := v_start;
+      for item in
+        select * from unnest(p_ids, p_contributors, p_contents, p_fold_keys, p_categories,
+            p_ats, p_terms, p_audits) with ordinality
+          as x(id, contributor_id, content, fold_key, category, at, terms, audit, n)
+          order by n
+      loop
+        select m.id, m.content, m.category, m.created_at, m.updated_at, m.version
+          into existing from memories as m
+          where m.scope_id = v_scope and m.fold_key = item.fold_key and m.deleted_at is null
+          order by m.created_at limit 1;
+        if found then
+          created := false;
+          id := existing.id;
+          content := existing.content;
+          category := existing.category;
+          created_at := existing.created_at;
+          updated_at := existing.updated_at;
+          -- A fold that brings a category to a memory without one is a change; otherwise none.
+          -- Its content, so its search terms, stay.
+          if existing.category is null and item.category is not null then
+            v_version := v_version + 1;
+            update memories as m set category = item.category, version = v_version,
+                updated_at = greatest(item.at, existing.updated_at + 1)
+              where m.id = existing.id
+              returning m.category, m.updated_at into category, updated_at;
+            update memory_embeddings as e set memory_version = v_version
+              where e.memory_id = existing.id and e.memory_version = existing.version;
+          end if;
+        else
+          v_version := v_version + 1;
+          insert into memories (id, scope_id, contributor_id, content, fold_key, category,
+              created_at, updated_at, version, deleted_at, search_terms)
+            values (item.id, v_scope, item.contributor_id, item.content, item.fold_key,
+              item.category, item.at, item.at, v_version, null, item.terms);
+          created := true;
+          id := item.id;
+          content := item.content;
+          category := item.category;
+          created_at := item.at;
+          updated_at := item.at;
+        end if;
+        perform mnemo_record_audit(item.audit, 'add', id);
+        return next;
+      end loop;
+      if v_version > v_start then
+        update scopes as s set version = v_version where s.id = v_scope;
+      end if;
     end $$`.execute(db);
 }
 

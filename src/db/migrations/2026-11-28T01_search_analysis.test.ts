@@ -12,6 +12,7 @@ import { buildTestApp, type TestApp } from '../../testing/build-test-app.ts';
 import { injectTransport } from '../../testing/memory-sync-model.ts';
 import { createExactnessWorld, livesArb, runLives } from '../../testing/search-exactness.ts';
 import { down, up } from './2026-11-28T01_search_analysis.ts';
+import * as searchWords from './2026-11-28T02_search_words.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -114,6 +115,8 @@ test('up analyzes the stored memories again and counts every store; down and up 
   const id = res.json().memory.id as string;
   const db = t.database.db;
 
+  // The migration after this one first: it replaces functions this one's down drops.
+  await searchWords.down(db);
   await down(db);
   // As the earlier analysis left it: every word as written, none left out.
   await db
@@ -122,6 +125,7 @@ test('up analyzes the stored memories again and counts every store; down and up 
     .where('id', '=', id)
     .execute();
   await up(db);
+  await searchWords.up(db);
   const row = await db
     .selectFrom('memories')
     .select('search_terms')

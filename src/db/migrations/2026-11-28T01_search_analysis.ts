@@ -94,27 +94,33 @@ async function sqliteCountTriggers(db: Kysely<any>): Promise<void> {
  * less than an upsert, which tries the insert first.
  */
 async function postgresCountTrigger(db: Kysely<any>): Promise<void> {
-  const change = (row: 'new' | 'old', sign: '+' | '-') => `
-        update memory_search_counts set memories = memories ${sign} 1,
-            terms = terms ${sign} (${TERMS_OF(row)})
-          where scope_id = ${row}.scope_id;
-        if not found then ${countChange(row, sign)}; end if;`;
-  await sql
-    .raw(`create function memory_search_count() returns trigger language plpgsql as $$
-    begin
-      if tg_op in ('UPDATE', 'DELETE') and old.search_terms <> '' then ${change('old', '-')}
-      end if;
-      if tg_op in ('INSERT', 'UPDATE') and new.search_terms <> '' then ${change('new', '+')}
-      end if;
-      return null;
-    end $$`)
-    .execute(db);
+  await sql.raw(`create function ${countFunction('')}`).execute(db);
   await sql`create trigger memory_search_counts after insert or delete
     on memories for each row execute function memory_search_count()`.execute(db);
   // The writes set a memory's terms on every update; only a change of them counts.
   await sql`create trigger memory_search_counts_update after update of search_terms on memories
     for each row when (old.search_terms is distinct from new.search_terms)
     execute function memory_search_count()`.execute(db);
+}
+
+/**
+ * The counts' trigger function, `memory_search_count()`, with `first` as its first statements
+ * (2026-11-28T02_search_words adds one).
+ */
+export function countFunction(first: string): string {
+  const change = (row: 'new' | 'old', sign: '+' | '-') => `
+        update memory_search_counts set memories = memories ${sign} 1,
+            terms = terms ${sign} (${TERMS_OF(row)})
+          where scope_id = ${row}.scope_id;
+        if not found then ${countChange(row, sign)}; end if;`;
+  return `memory_search_count() returns trigger language plpgsql as $$
+    begin${first}
+      if tg_op in ('UPDATE', 'DELETE') and old.search_terms <> '' then ${change('old', '-')}
+      end if;
+      if tg_op in ('INSERT', 'UPDATE') and new.search_terms <> '' then ${change('new', '+')}
+      end if;
+      return null;
+    end $$`;
 }
 
 /**
