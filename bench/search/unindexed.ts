@@ -1,16 +1,16 @@
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
-import { createAddMemories } from '../../src/db/migrations/2026-11-25T02_memory_writes.ts';
-import { planWritesByKey } from '../../src/db/migrations/2026-11-28T02_search_words.ts';
 
 /**
  * Takes the search index out of a freshly migrated bench store, so that adds can be measured
  * with and without it in the same run: SQLite's FTS5 table, its key table and the triggers that
  * keep them; PostgreSQL's generated `tsvector` column and its GIN index (migration
- * 2026-11-24T03_memory_search); on both, the stores' counts and their triggers (migration
- * 2026-11-28T01_search_analysis), and on PostgreSQL the adds' own counting of them (2026-11-28T02:
- * the add function is put back as it was before it, planned as the others are). The `search_terms` column stays: the service writes it with every
- * memory, so the analysis is paid on both sides and the difference is the engines' indexing.
+ * 2026-11-24T03_memory_search); on both, the triggers that keep the stores' counts (migration
+ * 2026-11-28T01_search_analysis), and on SQLite their table. PostgreSQL's add function counts its
+ * own batch (2026-11-28T02), one statement a call, which stays with the table: the store without
+ * the index pays that statement too. The `search_terms` column stays: the service writes it with
+ * every memory, so the analysis is paid on both sides and the difference is the engines'
+ * indexing.
  * For the bench's stores only: search cannot run on such a store.
  */
 export async function dropSearchIndex(database: Database): Promise<void> {
@@ -21,9 +21,6 @@ export async function dropSearchIndex(database: Database): Promise<void> {
     await sql`drop trigger memory_search_counts on memories`.execute(db);
     await sql`drop trigger memory_search_counts_update on memories`.execute(db);
     await sql`drop function memory_search_count()`.execute(db);
-    await sql`drop table memory_search_counts`.execute(db);
-    await createAddMemories(db);
-    await planWritesByKey(db);
     return;
   }
   for (const trigger of [

@@ -34,6 +34,7 @@ type AddParams = CursorScope & {
   foldKeys: string[];
   categories: (string | null)[];
   ats: number[];
+  createdAts: number[];
   terms: string[];
   audits: (object | null)[];
 };
@@ -149,7 +150,8 @@ export function createPostgresWrites(deps: { readonly database: Database }): Mem
           ${p.ownerId}, cast(${p.ids} as text[]), cast(${p.contributors} as text[]),
           cast(${p.contents} as text[]), cast(${p.foldKeys} as text[]),
           cast(${p.categories} as text[]), cast(${p.ats} as bigint[]),
-          cast(${p.terms} as text[]), cast(${p.audits} as jsonb[]))`.as('added'),
+          cast(${p.createdAts} as bigint[]), cast(${p.terms} as text[]),
+          cast(${p.audits} as jsonb[]))`.as('added'),
       )
       .select(['created', 'id', 'content', 'category', 'created_at', 'updated_at']),
   );
@@ -199,6 +201,7 @@ export function createPostgresWrites(deps: { readonly database: Database }): Mem
         foldKeys: writes.map((w) => w.foldKey),
         categories: writes.map((w) => w.category),
         ats: writes.map((w) => w.at),
+        createdAts: writes.map((w) => w.createdAt ?? w.at),
         terms: writes.map((w) => indexTerms(w.content)),
         audits: writes.map((w) => auditRow(w.audit) ?? null),
       }),
@@ -243,6 +246,17 @@ export function createPostgresWrites(deps: { readonly database: Database }): Mem
   return {
     add: adds.write,
     update: updates.write,
+
+    // One call, so one transaction, however many: not batched with other adds.
+    async addMany(writes) {
+      const [first] = writes;
+      if (!first) return [];
+      const store = (w: AddWrite) => `${w.scope.orgId} ${w.scope.kind} ${w.scope.ownerId}`;
+      if (writes.some((w) => store(w) !== store(first))) {
+        throw new Error('addMany: every write goes to one store');
+      }
+      return addAll(first.scope, writes);
+    },
 
     async remove(write) {
       const { orgId, kind, ownerId } = write.scope;

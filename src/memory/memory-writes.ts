@@ -19,6 +19,11 @@ import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.
  */
 export interface MemoryWrites {
   add(write: AddWrite): Promise<AddResult>;
+  /**
+   * Adds to one store in one transaction, in order, each as `add` would do it (folding into the
+   * store and into the writes before it): an import.
+   */
+  addMany(writes: readonly AddWrite[]): Promise<AddResult[]>;
   update(write: UpdateWrite): Promise<UpdateResult>;
   remove(write: RemoveWrite): Promise<void>;
 }
@@ -40,6 +45,8 @@ export interface AddWrite {
   readonly category: Category | null;
   /** Milliseconds: the new memory's timestamps, and the earliest `updatedAt` of a fold. */
   readonly at: number;
+  /** Milliseconds: the new memory's `createdAt` when not `at` (an import keeps the original's). */
+  readonly createdAt?: number | undefined;
   readonly audit: AuditedAct | undefined;
 }
 
@@ -103,46 +110,57 @@ export function createStatementWrites(deps: {
   readonly embeddings: MemoryEmbeddingsRepository;
 }): MemoryWrites {
   const { database, repository: repo, embeddings } = deps;
-  return {
-    add: (write) =>
-      database.write(async (trx): Promise<AddResult> => {
-        const state = await repo.lockScope(trx, write.scope);
-        const existing = await repo.findActiveByFoldKey(trx, state.id, write.foldKey);
-        if (existing) {
-          let memory: WrittenMemory = existing;
-          // A fold that brings a category to a memory without one is a change; otherwise none.
-          if (existing.category === null && write.category !== null) {
-            const version = await repo.bumpScope(trx, state.id);
-            const changed = {
-              ...existing,
-              category: write.category,
-              version,
-              updated_at: nextUpdatedAt(write.at, existing.updated_at),
-            };
-            await repo.writeMemory(trx, changed);
-            await embeddings.carryVectors(trx, existing.id, existing.version, version);
-            memory = changed;
-          }
-          await auditIn(trx, write.audit, 'add', existing.id);
-          return { created: false, memory };
-        }
+
+  async function addIn(trx: Kysely<Tables>, write: AddWrite): Promise<AddResult> {
+    const state = await repo.lockScope(trx, write.scope);
+    const existing = await repo.findActiveByFoldKey(trx, state.id, write.foldKey);
+    if (existing) {
+      let memory: WrittenMemory = existing;
+      // A fold that brings a category to a memory without one is a change; otherwise none.
+      if (existing.category === null && write.category !== null) {
         const version = await repo.bumpScope(trx, state.id);
-        const row: MemoryRow = {
-          id: write.id,
-          scope_id: state.id,
-          contributor_id: write.contributorId,
-          content: write.content,
-          fold_key: write.foldKey,
+        const changed = {
+          ...existing,
           category: write.category,
-          created_at: write.at,
-          updated_at: write.at,
           version,
-          deleted_at: null,
+          updated_at: nextUpdatedAt(write.at, existing.updated_at),
         };
-        await repo.insertMemory(trx, row);
-        await auditIn(trx, write.audit, 'add', row.id);
-        return { created: true, memory: row };
-      }),
+        await repo.writeMemory(trx, changed);
+        await embeddings.carryVectors(trx, existing.id, existing.version, version);
+        memory = changed;
+      }
+      await auditIn(trx, write.audit, 'add', existing.id);
+      return { created: false, memory };
+    }
+    const version = await repo.bumpScope(trx, state.id);
+    const row: MemoryRow = {
+      id: write.id,
+      scope_id: state.id,
+      contributor_id: write.contributorId,
+      content: write.content,
+      fold_key: write.foldKey,
+      category: write.category,
+      created_at: write.createdAt ?? write.at,
+      updated_at: write.at,
+      version,
+      deleted_at: null,
+    };
+    await repo.insertMemory(trx, row);
+    await auditIn(trx, write.audit, 'add', row.id);
+    return { created: true, memory: row };
+  }
+
+  return {
+    add: (write) => database.write((trx) => addIn(trx, write)),
+
+    async addMany(writes) {
+      if (writes.length === 0) return [];
+      return database.write(async (trx) => {
+        const results: AddResult[] = [];
+        for (const write of writes) results.push(await addIn(trx, write));
+        return results;
+      });
+    },
 
     update: (write) =>
       database.write(async (trx): Promise<UpdateResult> => {

@@ -129,10 +129,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;`)}`,
     )
     .execute(db);
-  await sql`create or replace function mnemo_add_memories(
+  // The earlier signature goes: a call names the one below, which also takes each new memory's
+  // creation time (an import keeps the original's; an add passes its time twice).
+  await sql`drop function mnemo_add_memories(text, text, text, text[], text[], text[], text[],
+    text[], bigint[], text[], jsonb[])`.execute(db);
+  await sql`create function mnemo_add_memories(
       p_org text, p_kind text, p_owner text,
       p_ids text[], p_contributors text[], p_contents text[], p_fold_keys text[],
-      p_categories text[], p_ats bigint[], p_terms text[], p_audits jsonb[])
+      p_categories text[], p_ats bigint[], p_created_ats bigint[], p_terms text[],
+      p_audits jsonb[])
     returns table (created boolean, id text, content text, category text,
       created_at bigint, updated_at bigint)
     language plpgsql as $$
@@ -152,8 +157,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       perform set_config('mnemo.search_counts_kept_by_writer', 'on', true);
       for item in
         select * from unnest(p_ids, p_contributors, p_contents, p_fold_keys, p_categories,
-            p_ats, p_terms, p_audits) with ordinality
-          as x(id, contributor_id, content, fold_key, category, at, terms, audit, n)
+            p_ats, p_created_ats, p_terms, p_audits) with ordinality
+          as x(id, contributor_id, content, fold_key, category, at, created, terms, audit, n)
           order by n
       loop
         select m.id, m.content, m.category, m.created_at, m.updated_at, m.version
@@ -183,7 +188,7 @@ export async function up(db: Kysely<any>): Promise<void> {
           insert into memories (id, scope_id, contributor_id, content, fold_key, category,
               created_at, updated_at, version, deleted_at, search_terms)
             values (item.id, v_scope, item.contributor_id, item.content, item.fold_key,
-              item.category, item.at, item.at, v_version, null, item.terms);
+              item.category, item.created, item.at, v_version, null, item.terms);
           if item.terms <> '' then
             v_added := v_added + 1;
             v_added_terms := v_added_terms + length(item.terms) - length(replace(item.terms, ' ', '')) + 1;
@@ -192,7 +197,7 @@ export async function up(db: Kysely<any>): Promise<void> {
           id := item.id;
           content := item.content;
           category := item.category;
-          created_at := item.at;
+          created_at := item.created;
           updated_at := item.at;
         end if;
         perform mnemo_record_audit(item.audit, 'add', id);
@@ -233,6 +238,8 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`alter function ${sql.id(name)} reset enable_seqscan`.execute(db);
   }
   await sql`drop function if exists mnemo_search_words`.execute(db);
+  await sql`drop function mnemo_add_memories(text, text, text, text[], text[], text[], text[],
+    text[], bigint[], bigint[], text[], jsonb[])`.execute(db);
   await sql.raw(`create or replace function ${countFunction('')}`).execute(db);
   await createAddMemories(db);
 }
