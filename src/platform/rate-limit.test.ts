@@ -134,6 +134,78 @@ describe('sliding window', () => {
   });
 });
 
+describe('requests that weigh more', () => {
+  test('points count as that many requests; one that does not fit is refused whole and counts nothing', async () => {
+    const clock = limiterAt(10, 100 * MINUTE);
+    expect(await clock.limiter.hit('k', undefined, 4)).toMatchObject({
+      allowed: true,
+      remaining: 6,
+    });
+    expect(await clock.limiter.hit('k', undefined, 6)).toMatchObject({
+      allowed: true,
+      remaining: 0,
+    });
+    expect(await clock.limiter.hit('k', undefined, 1)).toMatchObject({
+      allowed: false,
+      remaining: 0,
+    });
+    const fresh = limiterAt(10, 100 * MINUTE);
+    await fresh.limiter.hit('k', undefined, 7);
+    expect(await fresh.limiter.hit('k', undefined, 4)).toMatchObject({
+      allowed: false,
+      remaining: 3,
+    });
+    expect(await fresh.limiter.hit('k', undefined, 3)).toMatchObject({
+      allowed: true,
+      remaining: 0,
+    });
+  });
+
+  test('more points than the limit can never pass: a RangeError, nothing counted', async () => {
+    const clock = limiterAt(10, 100 * MINUTE);
+    await expect(clock.limiter.hit('k', undefined, 11)).rejects.toThrow(RangeError);
+    await expect(clock.limiter.peek('k', undefined, 0)).rejects.toThrow(RangeError);
+    expect(await clock.limiter.peek('k')).toMatchObject({ allowed: true, remaining: 10 });
+  });
+
+  test('Retry-After for a request of n points is never early and never late by a second or more (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .integer({ min: 1, max: 50 })
+          .chain((limit) =>
+            fc.tuple(
+              fc.constant(limit),
+              fc.integer({ min: 0, max: 10 * MINUTE }),
+              fc.array(
+                fc.tuple(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 1, max: limit })),
+                { minLength: 1, maxLength: 60 },
+              ),
+            ),
+          ),
+        async ([limit, start, requests]) => {
+          const clock = limiterAt(limit, 100 * MINUTE + start);
+          for (const [gap, points] of requests) {
+            clock.advance(gap);
+            const decision = await clock.limiter.hit('k', undefined, points);
+            if (decision.allowed) continue;
+            const refusedAt = clock.now();
+            const retryMs = decision.resetSeconds * 1000;
+            if (retryMs > 1000) {
+              clock.at(refusedAt + retryMs - 1000);
+              expect((await clock.limiter.peek('k', undefined, points)).allowed).toBe(false);
+            }
+            clock.at(refusedAt + retryMs);
+            expect((await clock.limiter.peek('k', undefined, points)).allowed).toBe(true);
+            clock.at(refusedAt);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('rateLimitHeaders', () => {
   const base = { limit: 60, windowSeconds: 60, remaining: 12, resetSeconds: 7 };
 

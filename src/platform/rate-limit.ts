@@ -13,12 +13,14 @@ export interface RateDecision {
 /** The seam for where counts live: in this process now, in Redis for several processes. */
 export interface RateLimiter {
   /**
-   * Counts one request for `key` unless it would exceed the limit: the limiter's own, or
-   * `limit` when this key has one of its own (an app given more).
+   * Counts one request for `key` — or `points`, for a request that weighs more (an import's
+   * items) — unless it would exceed the limit: the limiter's own, or `limit` when this key has
+   * one of its own (an app given more). `points` above the limit is a RangeError: it could never
+   * pass.
    */
-  hit(key: string, limit?: number): Promise<RateDecision>;
-  /** Tells whether one more request for `key` would be allowed, counting nothing. */
-  peek(key: string, limit?: number): Promise<RateDecision>;
+  hit(key: string, limit?: number, points?: number): Promise<RateDecision>;
+  /** Tells whether one more request (of `points`) for `key` would be allowed, counting nothing. */
+  peek(key: string, limit?: number, points?: number): Promise<RateDecision>;
 }
 
 /**
@@ -82,10 +84,13 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
     previous: number,
     current: number,
     elapsed: number,
+    points: number,
   ): RateDecision {
     const remaining = Math.max(0, limit - inWindow(previous, current, elapsed));
     const waitMs =
-      remaining > 0 ? windowMs - elapsed : msUntilRoom(limit, previous, current, elapsed);
+      allowed && remaining > 0
+        ? windowMs - elapsed
+        : msUntilRoom(limit, previous, current, elapsed, points);
     return {
       allowed,
       limit,
@@ -96,46 +101,62 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
   }
 
   /**
-   * The exact wait until one more request fits: the least `e` (ms into a window) with
-   * `inWindow(previous, current, e) + 1 <= limit`, in this window or the next. The count only
-   * falls as time passes, so every moment after that also lets the request through.
+   * The exact wait until a request of `points` fits: the least `e` (ms into a window) with
+   * `inWindow(previous, current, e) + points <= limit`, in this window or the next. The count
+   * only falls as time passes, so every moment after that also lets the request through.
    */
-  function msUntilRoom(limit: number, previous: number, current: number, elapsed: number): number {
-    // floor(previous·(window − e − 1)/window) <= limit − current − 1
-    //   ⟺ e > window − 1 − (limit − current)·window/previous
+  function msUntilRoom(
+    limit: number,
+    previous: number,
+    current: number,
+    elapsed: number,
+    points: number,
+  ): number {
+    // floor(previous·(window − e − 1)/window) <= limit − current − points
+    //   ⟺ e > window − 1 − (limit − current − points + 1)·window/previous
     const earliest = (count: number, free: number) =>
       count === 0 ? 0 : Math.max(0, Math.floor(windowMs - 1 - (free * windowMs) / count) + 1);
-    if (current < limit) {
-      const at = earliest(previous, limit - current);
+    if (current + points <= limit) {
+      const at = earliest(previous, limit - current - points + 1);
       if (at < windowMs) return Math.max(0, at - elapsed);
     }
     // In the next window this window's count is the previous one, and nothing is current yet.
-    return windowMs - elapsed + earliest(current, limit);
+    return windowMs - elapsed + earliest(current, limit - points + 1);
+  }
+
+  function weigh(points: number, limit: number): number {
+    if (!Number.isInteger(points) || points < 1 || points > limit) {
+      throw new RangeError(`a request of ${points} points cannot pass a limit of ${limit}`);
+    }
+    return points;
   }
 
   return {
-    async hit(key, limit = options.limit) {
+    async hit(key, limit = options.limit, points = 1) {
+      weigh(points, limit);
       const { currentKey, previousKey, elapsed } = windowOf(key, now());
-      const { previous, current } = await counts(previousKey, consume(counters, currentKey));
+      const consumed = consume(counters, currentKey, points);
+      const { previous, current } = await counts(previousKey, consumed);
       if (inWindow(previous, current, elapsed) <= limit) {
-        return decide(limit, true, previous, current, elapsed);
+        return decide(limit, true, previous, current, elapsed, points);
       }
-      await counters.reward(currentKey, 1);
-      return decide(limit, false, previous, current - 1, elapsed);
+      await counters.reward(currentKey, points);
+      return decide(limit, false, previous, current - points, elapsed, points);
     },
-    async peek(key, limit = options.limit) {
+    async peek(key, limit = options.limit, points = 1) {
+      weigh(points, limit);
       const { currentKey, previousKey, elapsed } = windowOf(key, now());
       const read = counters.get(currentKey).then((result) => result?.consumedPoints ?? 0);
       const { previous, current } = await counts(previousKey, read);
-      const allowed = inWindow(previous, current + 1, elapsed) <= limit;
-      return decide(limit, allowed, previous, current, elapsed);
+      const allowed = inWindow(previous, current + points, elapsed) <= limit;
+      return decide(limit, allowed, previous, current, elapsed, points);
     },
   };
 }
 
-async function consume(counters: Counters, key: string): Promise<number> {
+async function consume(counters: Counters, key: string, points: number): Promise<number> {
   try {
-    return (await counters.consume(key, 1)).consumedPoints;
+    return (await counters.consume(key, points)).consumedPoints;
   } catch (rejection) {
     // rate-limiter-flexible rejects with its result when over its own (unreachable) cap.
     if (rejection instanceof RateLimiterRes) return rejection.consumedPoints;
