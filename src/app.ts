@@ -305,6 +305,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     service,
     authentication: authenticate,
     environment: config.env,
+    importItems: limiter('import-items', config.importItemsPerMinute),
   });
   // What chat calls learn, when it waits for review (MNEMO_MEMORY_EXTRACTION=review).
   const proposals = createProposalsService({

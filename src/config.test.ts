@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       env: 'sandbox',
       rateLimitPerMinute: 60,
       failedAuthPerMinute: 100,
+      importItemsPerMinute: 10_000,
       appRateLimitMax: 6000,
       smtp: undefined,
       signup: 'invite',
@@ -57,6 +58,7 @@ describe('loadConfig', () => {
       MNEMO_ENV: 'production',
       MNEMO_RATE_LIMIT_PER_MINUTE: '120',
       MNEMO_FAILED_AUTH_PER_MINUTE: '20',
+      MNEMO_IMPORT_ITEMS_PER_MINUTE: '2500',
       MNEMO_AUTH_ISSUER: 'https://id.example.test',
       MNEMO_AUTH_JWKS_URL: 'https://id.example.test/jwks',
       MNEMO_AUTH_AUDIENCE: 'mnemo',
@@ -91,6 +93,7 @@ describe('loadConfig', () => {
       env: 'production',
       rateLimitPerMinute: 120,
       failedAuthPerMinute: 20,
+      importItemsPerMinute: 2500,
       outsideIssuer: {
         issuer: 'https://id.example.test',
         jwksUrl: 'https://id.example.test/jwks',
@@ -139,10 +142,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '', MNEMO_ENV: '' })).toMatchObject({ port: 8080, env: 'sandbox' });
   });
 
-  test('a rate of 0 turns the failed-authentication limit off too', () => {
+  test('a rate of 0 turns the failed-authentication limit and the import budget off too', () => {
     expect(
-      loadConfig({ MNEMO_RATE_LIMIT_PER_MINUTE: '0', MNEMO_FAILED_AUTH_PER_MINUTE: '5' }),
-    ).toMatchObject({ rateLimitPerMinute: 0, failedAuthPerMinute: 0 });
+      loadConfig({
+        MNEMO_RATE_LIMIT_PER_MINUTE: '0',
+        MNEMO_FAILED_AUTH_PER_MINUTE: '5',
+        MNEMO_IMPORT_ITEMS_PER_MINUTE: '5000',
+      }),
+    ).toMatchObject({ rateLimitPerMinute: 0, failedAuthPerMinute: 0, importItemsPerMinute: 0 });
+  });
+
+  test('the import budget is off (0) or lets a full import of 1,000 through', () => {
+    expect(loadConfig({ MNEMO_IMPORT_ITEMS_PER_MINUTE: '0' }).importItemsPerMinute).toBe(0);
+    expect(loadConfig({ MNEMO_IMPORT_ITEMS_PER_MINUTE: '1000' }).importItemsPerMinute).toBe(1000);
+    for (const value of ['999', '1', '-5', '01000', 'lots']) {
+      expect(() => loadConfig({ MNEMO_IMPORT_ITEMS_PER_MINUTE: value }), value).toThrow(
+        /MNEMO_IMPORT_ITEMS_PER_MINUTE/,
+      );
+    }
   });
 
   test('one error naming every invalid variable', () => {

@@ -22,6 +22,8 @@ const Env = Type.Object({
   ),
   MNEMO_RATE_LIMIT_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   MNEMO_FAILED_AUTH_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  // 0 (off) or at least an import's most items: a full import must be able to pass.
+  MNEMO_IMPORT_ITEMS_PER_MINUTE: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{3,8})$' })),
   MNEMO_APP_RATE_LIMIT_MAX: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
   MNEMO_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
   MNEMO_SMTP_FROM: Type.Optional(Type.String({ minLength: 3 })),
@@ -85,6 +87,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** Failed authentications per minute per client address; 0 turns it off. */
   readonly failedAuthPerMinute: number;
+  /** Memories imported per minute per account (`POST /api/v1/memory/import`); 0: no budget. */
+  readonly importItemsPerMinute: number;
   /**
    * The most requests a minute owners may give an app (its own limit above the default); the
    * default for everyone else is `rateLimitPerMinute`.
@@ -229,9 +233,11 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
     corsOrigins: parseCorsOrigins(env.MNEMO_CORS_ORIGINS),
     env: env.MNEMO_ENV ?? 'sandbox',
     rateLimitPerMinute,
-    // docs/design.md: a rate of 0 turns both limits off (benchmarks).
+    // docs/design.md: a rate of 0 turns every limit off (benchmarks).
     failedAuthPerMinute:
       rateLimitPerMinute === 0 ? 0 : Number(env.MNEMO_FAILED_AUTH_PER_MINUTE ?? '100'),
+    importItemsPerMinute:
+      rateLimitPerMinute === 0 ? 0 : Number(env.MNEMO_IMPORT_ITEMS_PER_MINUTE ?? '10000'),
     appRateLimitMax: Number(env.MNEMO_APP_RATE_LIMIT_MAX ?? '6000'),
     smtp: env.MNEMO_SMTP_URL
       ? { url: env.MNEMO_SMTP_URL, from: env.MNEMO_SMTP_FROM ?? defaultSender(publicUrl) }

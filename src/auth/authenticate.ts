@@ -79,7 +79,8 @@ export interface PlatformAuthenticationDeps {
   readonly rateLimitCeiling?: number | undefined;
 }
 
-const tooManyRequests = (policy: string, decision: RateDecision, why = '') =>
+/** A 429 for `policy`'s refusal, with its Retry-After and state. */
+export const tooManyRequests = (policy: string, decision: RateDecision, why = '') =>
   new ApiError(
     429,
     'rate_limited',

@@ -14,9 +14,15 @@ export const unknownTargetUser = () => badRequest('user is not a member of this 
 export const overrideForbidden = () =>
   forbidden('acting for another member is restricted to organization owners and admins');
 export const noUpdateFields = () => badRequest('at least one of content or category is required');
-export const contentRequired = () => badRequest('content is required');
-export const contentTooLong = (maxChars: number) =>
-  badRequest(`content is too long: at most ${maxChars} characters`);
+/** What is wrong with a memory's text, if anything: the one rule for adds, updates and imports. */
+export function contentProblem(content: string, maxChars: number): string | undefined {
+  if (!/\S/u.test(content)) return 'content is required';
+  // Characters, not UTF-16 units: an emoji is one character.
+  if (content.length > maxChars && [...content].length > maxChars) {
+    return `content is too long: at most ${maxChars} characters`;
+  }
+  return undefined;
+}
 export const invalidBaseUpdatedAt = () =>
   badRequest('baseUpdatedAt must be a timestamp like 2026-11-22T09:30:00.000Z');
 export const editConflict = (current: MemoryItem) =>

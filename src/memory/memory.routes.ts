@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import type { PlatformAuthentication } from '../auth/authenticate.ts';
+import { type PlatformAuthentication, tooManyRequests } from '../auth/authenticate.ts';
 import { allows, insufficientScope } from '../auth/scopes.ts';
 import type { Environment } from '../config.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
@@ -9,6 +9,7 @@ import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-sc
 import { badRequest } from '../platform/errors.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
 import type { ReachableMemory, ScopeState } from './memory.repository.ts';
 import {
@@ -16,6 +17,8 @@ import {
   AddQuery,
   CreatedResponse,
   FoldedResponse,
+  ImportBody,
+  ImportResponse,
   ListQuery,
   ListResponse,
   MemoryIdParams,
@@ -34,6 +37,8 @@ export interface MemoryRoutesDeps {
   readonly environment: Environment;
   /** The platform's checks (credential, rate, organization, account); set `request.caller`. */
   readonly authentication: Pick<PlatformAuthentication, 'member' | 'memberReading'>;
+  /** Memories imported per account and minute, beside the request's own count; none: off. */
+  readonly importItems?: RateLimiter | undefined;
 }
 
 const BASE = '/api/v1/memory';
@@ -208,6 +213,36 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       },
     );
 
+    app.post(
+      `${BASE}/import`,
+      {
+        onRequest: checks,
+        preValidation: ownerInBody,
+        schema: {
+          ...common,
+          ...writes,
+          summary: 'Add up to 1,000 memories in one write, each as an add',
+          querystring: AddQuery,
+          body: ImportBody,
+          response: { 200: ImportResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const { importItems } = deps;
+        return service.import(request.caller, request.body, async (items) => {
+          if (!importItems) return;
+          const decision = await importItems.hit(
+            `import ${request.caller.userId}`,
+            undefined,
+            items,
+          );
+          if (!decision.allowed) {
+            throw tooManyRequests('import-items', decision, 'too many memories imported; ');
+          }
+        });
+      },
+    );
+
     app.patch(
       `${BASE}/:id`,
       {
@@ -264,5 +299,6 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
 
   registerMethodNotAllowed(parent, BASE, ['GET', 'POST']);
   registerMethodNotAllowed(parent, `${BASE}/search`, ['GET']);
+  registerMethodNotAllowed(parent, `${BASE}/import`, ['POST']);
   registerMethodNotAllowed(parent, `${BASE}/:id`, ['GET', 'PATCH', 'DELETE']);
 }

@@ -76,6 +76,50 @@ export const AddBody = Type.Object(
 );
 export type AddBody = Static<typeof AddBody>;
 
+/** The most memories one import takes. */
+export const MAX_IMPORT_ITEMS = 1000;
+
+export const ImportBody = Type.Object(
+  {
+    user: Type.Optional(Uuid('Organization member to import for')),
+    project: Type.Optional(
+      Uuid("Import into this project's pool (editor access); not combinable with user"),
+    ),
+    memories: Type.Array(
+      Type.Unknown({
+        description:
+          'A memory to add, checked alone: {"content": string (as an add\'s), "category"?: as an add\'s, "createdAt"?: an RFC 3339 date-time with its offset, from 1970 and not in the future}; no other field. An item that breaks a rule is answered "invalid" with its error, and the others are still added',
+      }),
+      { minItems: 1, maxItems: MAX_IMPORT_ITEMS, description: `1 to ${MAX_IMPORT_ITEMS} memories` },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ImportBody = Static<typeof ImportBody>;
+
+export const ImportResult = Type.Object(
+  {
+    status: Type.Union([Type.Literal('created'), Type.Literal('folded'), Type.Literal('invalid')], {
+      description:
+        'created: a new memory; folded: saved into the active memory of the same content (of the store, or an earlier item); invalid: not added',
+    }),
+    memory: Type.Optional(MemoryItem),
+    error: Type.Optional(Type.String({ description: 'Why an invalid item was not added' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ImportResponse = Type.Object(
+  {
+    results: Type.Array(ImportResult, { description: "One per item, in the items' order" }),
+    created: Type.Integer({ minimum: 0 }),
+    folded: Type.Integer({ minimum: 0 }),
+    invalid: Type.Integer({ minimum: 0 }),
+  },
+  { description: 'Every item added in one write, each as an add, or refused alone' },
+);
+export type ImportResponse = Static<typeof ImportResponse>;
+
 export const UpdateBody = Type.Object(
   {
     content: Type.Optional(

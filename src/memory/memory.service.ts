@@ -3,14 +3,15 @@ import type { Caller, ReadAlong } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
 import type { ProjectAccess } from '../db/tables.ts';
+import { badRequest } from '../platform/errors.ts';
 import { analyzeQuery } from '../platform/search-analyzer.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { type CursorCodec, type CursorScope, expiredCursor } from './cursor.ts';
 import { foldKey } from './fold.ts';
+import { checkImportItem } from './import-items.ts';
 import type { ListCache } from './list-cache.ts';
 import {
-  contentRequired,
-  contentTooLong,
+  contentProblem,
   editConflict,
   invalidBaseUpdatedAt,
   invalidSearchLimit,
@@ -27,6 +28,8 @@ import {
 } from './memory.repository.ts';
 import type {
   AddBody,
+  ImportBody,
+  ImportResponse,
   ListQuery,
   ListResponse,
   MemoryItem,
@@ -40,7 +43,7 @@ import { isMissingContributor } from './memory-erasure.ts';
 import { recognizedCategory, toMemoryItem } from './memory-item.ts';
 import type { FoundMemory } from './memory-search.repository.ts';
 import type { MemorySearch } from './memory-search.ts';
-import type { AuditedAct, MemoryWrites } from './memory-writes.ts';
+import type { AddResult, AuditedAct, MemoryWrites } from './memory-writes.ts';
 import type { OwnStoreReads } from './own-store-reads.ts';
 import type { QueryEmbedder } from './query-embedding.ts';
 import { fuseRankings } from './rank-fusion.ts';
@@ -102,11 +105,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   const now = deps.now ?? Date.now;
 
   function checkContent(content: string): void {
-    if (!/\S/u.test(content)) throw contentRequired();
-    // Characters, not UTF-16 units: an emoji is one character.
-    if (content.length > deps.maxContentChars && [...content].length > deps.maxContentChars) {
-      throw contentTooLong(deps.maxContentChars);
-    }
+    const problem = contentProblem(content, deps.maxContentChars);
+    if (problem !== undefined) throw badRequest(problem);
   }
 
   /** Records an act that writes nothing else (a read, a repeated delete) in a write of its own. */
@@ -442,6 +442,64 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       }
       semantic?.contentChanged();
       return { created: true, memory: toMemoryItem(result.memory) };
+    },
+
+    /**
+     * Up to MAX_IMPORT_ITEMS adds to one store in one write (docs/design.md §3.7): each item
+     * checked alone (import-items.ts) and added as an add would be, folding into the store and
+     * into the items before it; `admit` is told how many items came once the store is known to
+     * be the caller's to write (the route's budget of imported items), before anything is written.
+     */
+    async import(
+      caller: Caller,
+      body: ImportBody,
+      admit: (items: number) => Promise<void>,
+    ): Promise<ImportResponse> {
+      const { scope, target } = await targets.forAdd(caller, body);
+      await admit(body.memories.length);
+      const at = now();
+      const checked = body.memories.map((item) =>
+        checkImportItem(item, { maxContentChars: deps.maxContentChars, now: at }),
+      );
+      const audit = auditedAct(caller, target);
+      const toAdd = checked.flatMap((item) =>
+        item.ok
+          ? [
+              {
+                scope,
+                id: newRowId(),
+                contributorId: target.userId,
+                content: item.content,
+                foldKey: foldKey(item.content),
+                category: item.category,
+                at,
+                createdAt: item.createdAt,
+                audit,
+              },
+            ]
+          : [],
+      );
+      const written = await writes.addMany(toAdd).catch((error: unknown) => {
+        throw isMissingContributor(error) ? unknownTargetUser() : error;
+      });
+      const response: ImportResponse = { results: [], created: 0, folded: 0, invalid: 0 };
+      let next = 0;
+      for (const item of checked) {
+        if (!item.ok) {
+          response.invalid++;
+          response.results.push({ status: 'invalid', error: item.error });
+          continue;
+        }
+        const result = written[next++] as AddResult;
+        if (result.created) response.created++;
+        else response.folded++;
+        response.results.push({
+          status: result.created ? 'created' : 'folded',
+          memory: toMemoryItem(result.memory),
+        });
+      }
+      if (response.created > 0) semantic?.contentChanged();
+      return response;
     },
 
     async update(

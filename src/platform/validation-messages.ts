@@ -49,6 +49,10 @@ export function describeValidationError(
       return `${field || where} must not be empty`;
     case 'maxLength':
       return `${field || where} must be at most ${String(params.limit)} characters`;
+    case 'minItems':
+      return `${field || where} must hold at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `${field || where} must hold at most ${String(params.limit)} items`;
     case TEXT_KEYWORD:
       return `${field || where} ${String(params.problem)}`;
     default:
