@@ -41,7 +41,8 @@ export function parseDateTime(value: string): number | undefined {
   }
   // `.` and milliseconds: a finer fraction is cut, a coarser one filled.
   const millis = (fraction || '.').slice(0, 4).padEnd(4, '0');
-  const ms = Date.parse(`${year}-${month}-${day}T${hour}:${minute}:${second}${millis}${offset}`);
+  const iso = `${year}-${month}-${day}T${hour}:${minute}:${second}${millis}${offset.toUpperCase()}`;
+  const ms = Date.parse(iso);
   return Number.isNaN(ms) ? undefined : ms;
 }
 

@@ -24,7 +24,8 @@ import { countFunction } from './2026-11-28T01_search_analysis.ts';
  * (a setting local to the transaction, switched off again before it returns), to leave them.
  * Every other change of memories is still counted by the trigger. Measured with pgbench, one
  * connection calling `mnemo_add_memories` with 100 new memories: 6.2–6.7 ms a call with the
- * trigger counting each, 4.5–5.0 ms now.
+ * trigger counting each, 4.5–5.0 ms now. The function also takes each new memory's creation
+ * time apart from its time of change (an import keeps the original's).
  *
  * The write functions plan their statements with sequential scans switched off
  * (`planWritesByKey`): each looks rows up by key, and PL/pgSQL keeps a function's plans for the
