@@ -4,6 +4,7 @@
  * memories later pulls carry; a store's access rules as an add's; and the budget of imported
  * memories per account and minute.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listAudit } from '../audit/audit.repository.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
@@ -267,3 +268,54 @@ test('the budget of imported memories: refused whole with Retry-After past it, n
     await limited.close();
   }
 });
+
+/** An item as a client might send it: from few texts (so that some fold), some of them invalid. */
+const itemArb = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record(
+      {
+        content: fc.constantFrom(
+          'Likes tea',
+          'likes TEA',
+          'Runs on Sundays',
+          'Lives in Porto',
+          ' ',
+        ),
+        category: fc.constantFrom('preference', 'goal', 'nonsense', null),
+      },
+      { requiredKeys: ['content'] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.constant({ content: 'Likes tea', colour: 'green' }) },
+  { weight: 1, arbitrary: fc.constant('Likes tea') },
+);
+
+test('property: an import answers and stores what the same items added one by one would', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(itemArb, { minLength: 1, maxLength: 12 }), async (items) => {
+      const imported = await member();
+      const added = await member();
+      const res = await importing(imported, { memories: items });
+      expect(res.statusCode, res.body).toBe(200);
+      const statuses: string[] = [];
+      for (const item of items) {
+        const one = await t.request(added, { method: 'POST', url: BASE, payload: item as object });
+        statuses.push(
+          one.statusCode === 201 ? 'created' : one.statusCode === 200 ? 'folded' : 'invalid',
+        );
+      }
+      const results = res.json().results as { status: string }[];
+      expect(results.map((r) => r.status)).toEqual(statuses);
+      const stored = async (who: Who) => {
+        const list = await t.request(who, { method: 'GET', url: BASE });
+        return (list.json().memories as { content: string; category?: string }[]).map((m) => [
+          m.content,
+          m.category ?? null,
+        ]);
+      };
+      expect(await stored(imported)).toEqual(await stored(added));
+    }),
+    { numRuns: 30 },
+  );
+}, 120_000);
