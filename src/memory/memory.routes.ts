@@ -16,6 +16,8 @@ import {
   AddBody,
   AddQuery,
   CreatedResponse,
+  ErasedResponse,
+  EraseQuery,
   FoldedResponse,
   ImportBody,
   ImportResponse,
@@ -213,6 +215,24 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       },
     );
 
+    app.delete(
+      BASE,
+      {
+        onRequest: checks,
+        schema: {
+          ...common,
+          ...writes,
+          summary: 'Delete every memory of a store, or of one category of it',
+          querystring: EraseQuery,
+          response: { 200: ErasedResponse, ...errors },
+        },
+      },
+      async (request) => ({
+        ok: true as const,
+        deleted: await service.erase(request.caller, request.query),
+      }),
+    );
+
     app.post(
       `${BASE}/import`,
       {
@@ -297,7 +317,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     );
   });
 
-  registerMethodNotAllowed(parent, BASE, ['GET', 'POST']);
+  registerMethodNotAllowed(parent, BASE, ['GET', 'POST', 'DELETE']);
   registerMethodNotAllowed(parent, `${BASE}/search`, ['GET']);
   registerMethodNotAllowed(parent, `${BASE}/import`, ['POST']);
   registerMethodNotAllowed(parent, `${BASE}/:id`, ['GET', 'PATCH', 'DELETE']);

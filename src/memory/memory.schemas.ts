@@ -76,6 +76,30 @@ export const AddBody = Type.Object(
 );
 export type AddBody = Static<typeof AddBody>;
 
+export const EraseQuery = Type.Object(
+  {
+    user: Type.Optional(Uuid("Erase this member's store; default: the credential owner's")),
+    project: Type.Optional(
+      Uuid("Erase this project's pool (owner access); not combinable with user"),
+    ),
+    category: Type.Optional(
+      Type.String({
+        description: `Only the memories of this category: one of ${CATEGORIES.join(', ')}`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type EraseQuery = Static<typeof EraseQuery>;
+
+export const ErasedResponse = Type.Object(
+  {
+    ok: Type.Literal(true),
+    deleted: Type.Integer({ minimum: 0, description: 'How many memories were deleted' }),
+  },
+  { description: 'Every active memory of the store (of the category) deleted' },
+);
+
 /** The most memories one import takes. */
 export const MAX_IMPORT_ITEMS = 1000;
 

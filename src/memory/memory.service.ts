@@ -18,6 +18,7 @@ import {
   memoryNotFound,
   noUpdateFields,
   searchQueryRequired,
+  unknownCategory,
   unknownTargetUser,
 } from './memory.errors.ts';
 import {
@@ -28,6 +29,7 @@ import {
 } from './memory.repository.ts';
 import type {
   AddBody,
+  EraseQuery,
   ImportBody,
   ImportResponse,
   ListQuery,
@@ -47,6 +49,7 @@ import type { AddResult, AuditedAct, MemoryWrites } from './memory-writes.ts';
 import type { OwnStoreReads } from './own-store-reads.ts';
 import type { QueryEmbedder } from './query-embedding.ts';
 import { fuseRankings } from './rank-fusion.ts';
+import { eraseStore } from './store-erase.ts';
 import type { VectorIndex } from './vector-index.ts';
 
 export interface MemoryServiceDeps {
@@ -548,6 +551,20 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         at: now(),
         audit: auditedAct(caller, target),
       });
+    },
+
+    /**
+     * Deletes every active memory of a store, or of one category of it, in one write
+     * (store-erase.ts); a pool needs its owners. Answers how many went.
+     */
+    async erase(caller: Caller, query: EraseQuery): Promise<number> {
+      const category = query.category === undefined ? null : recognizedCategory(query.category);
+      if (query.category !== undefined && category === null) throw unknownCategory();
+      const { scope, target } = await targets.forErase(caller, query);
+      return eraseStore(
+        { database, repository: repo },
+        { scope, category, at: now(), audit: auditedAct(caller, target) },
+      );
     },
   };
 }

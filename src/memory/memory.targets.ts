@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
+import type { ProjectAccess } from '../db/tables.ts';
 import { createMemberRoleReader } from '../orgs/orgs.repository.ts';
 import { canEdit, canRead, createProjectAccessReader } from '../projects/projects.repository.ts';
 import type { CursorScope } from './cursor.ts';
@@ -10,6 +11,14 @@ import {
   projectWithUser,
   unknownTargetUser,
 } from './memory.errors.ts';
+
+/** What a request needs of a project to reach its pool. */
+type Need = 'read' | 'edit' | 'own';
+const ALLOWS: Record<Need, (access: ProjectAccess | null) => boolean> = {
+  read: canRead,
+  edit: canEdit,
+  own: (access) => access === 'owner',
+};
 
 /** Whose memories a request acts on; `overridden` when that is not the caller (audited). */
 export interface Target {
@@ -35,11 +44,11 @@ export function createMemoryTargets(database: Pick<Database, 'db' | 'reader'>) {
     return { userId, overridden: true };
   }
 
-  async function forProject(caller: Caller, project: string, need: 'read' | 'edit') {
+  async function forProject(caller: Caller, project: string, need: Need) {
     const projectId = project.toLowerCase();
     const { exists, access } = await findProjectAccess(caller.orgId, projectId, caller.userId);
     if (!exists) throw projectNotFound();
-    if (!(need === 'read' ? canRead(access) : canEdit(access))) throw projectForbidden(need);
+    if (!ALLOWS[need](access)) throw projectForbidden(need);
     const scope: CursorScope = { orgId: caller.orgId, kind: 'project', ownerId: projectId };
     return { scope, target: { userId: caller.userId, overridden: false } };
   }
@@ -47,7 +56,7 @@ export function createMemoryTargets(database: Pick<Database, 'db' | 'reader'>) {
   async function forStore(
     caller: Caller,
     input: { user?: string | undefined; project?: string | undefined },
-    need: 'read' | 'edit',
+    need: Need,
   ): Promise<{ scope: CursorScope; target: Target }> {
     if (input.project !== undefined && input.user !== undefined) throw projectWithUser();
     if (input.project !== undefined) return forProject(caller, input.project, need);
@@ -61,6 +70,11 @@ export function createMemoryTargets(database: Pick<Database, 'db' | 'reader'>) {
       forStore(caller, query, 'read'),
     forAdd: (caller: Caller, body: { user?: string | undefined; project?: string | undefined }) =>
       forStore(caller, body, 'edit'),
+    /** The whole store at once: a pool needs its owners. */
+    forErase: (
+      caller: Caller,
+      query: { user?: string | undefined; project?: string | undefined },
+    ) => forStore(caller, query, 'own'),
   };
 }
 

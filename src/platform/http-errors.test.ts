@@ -148,11 +148,11 @@ describe('routes and URLs', () => {
   });
 
   test('a method the path does not serve: 405 with Allow', async () => {
-    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+    for (const method of ['PUT', 'PATCH'] as const) {
       const res = await send({ method, url: BASE, headers: json, payload: '{}' });
       expectError(res, 405);
       const allow = String(res.headers.allow).split(/,\s*/);
-      expect(allow).toEqual(expect.arrayContaining(['GET', 'POST']));
+      expect(allow).toEqual(expect.arrayContaining(['GET', 'POST', 'DELETE']));
       expect(allow).not.toContain(method);
     }
     for (const method of ['PUT', 'POST'] as const) {
@@ -479,7 +479,7 @@ describe('service endpoints', () => {
     expect(res.json()).toEqual({ ok: true });
   });
 
-  test('GET /openapi.json: 200, the memory paths with all five operations', async () => {
+  test('GET /openapi.json: 200, the memory paths with all their operations', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -488,25 +488,34 @@ describe('service endpoints', () => {
     expect(doc.openapi).toMatch(/^3\./);
     const list = doc.paths['/api/v1/memory'];
     const one = doc.paths['/api/v1/memory/{id}'];
-    expect(Object.keys(list ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(list ?? {}).sort()).toEqual(['delete', 'get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/memory/import'] ?? {})).toEqual(['post']);
     expect(Object.keys(one ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
     expect(Object.keys(doc.paths['/healthz'] ?? {})).toEqual(['get']);
     type Operation = { responses: Record<string, { headers?: Record<string, unknown> }> };
     const post = list?.post as Operation;
     expect(Object.keys(post.responses['201']?.headers ?? {})).toEqual(['location']);
-    for (const operation of [list?.get, list?.post, one?.get, one?.patch, one?.delete]) {
+    for (const operation of [
+      list?.get,
+      list?.post,
+      list?.delete,
+      one?.get,
+      one?.patch,
+      one?.delete,
+    ]) {
       const responses = (operation as Operation).responses;
       expect(Object.keys(responses['429']?.headers ?? {})).toContain('retry-after');
       expect(Object.keys(responses)).toEqual(expect.arrayContaining(['4XX', '5XX']));
     }
     // Each operation names the scope it needs, on the OpenID Connect scheme of /oauth.
     type Secured = { security: Array<Record<string, string[]>> };
-    const scopes = [list?.get, one?.get, list?.post, one?.patch, one?.delete].map(
+    const scopes = [list?.get, one?.get, list?.post, one?.patch, one?.delete, list?.delete].map(
       (operation) => (operation as Secured).security,
     );
     expect(scopes).toEqual([
       [{ platformCredential: ['memory:read'] }],
       [{ platformCredential: ['memory:read'] }],
+      [{ platformCredential: ['memory:write'] }],
       [{ platformCredential: ['memory:write'] }],
       [{ platformCredential: ['memory:write'] }],
       [{ platformCredential: ['memory:write'] }],

@@ -332,7 +332,107 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
+        /** Delete every memory of a store, or of one category of it */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Erase this member's store; default: the credential owner's */
+                    user?: string;
+                    /** @description Erase this project's pool (owner access); not combinable with user */
+                    project?: string;
+                    /** @description Only the memories of this category: one of identity, preference, goal, project, relationship, constraint */
+                    category?: string;
+                };
+                header: {
+                    /** @description The organization the request acts in */
+                    "x-organization-id": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every active memory of the store (of the category) deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            /** @description How many memories were deleted */
+                            deleted: number;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
