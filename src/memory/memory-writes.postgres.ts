@@ -5,14 +5,15 @@ import { prepareQuery } from '../db/prepared-query.ts';
 import { newRowId } from '../db/row-id.ts';
 import { indexTerms } from '../platform/search-analyzer.ts';
 import type { CursorScope } from './cursor.ts';
-import type {
-  AddResult,
-  AddWrite,
-  AuditedAct,
-  MemoryWrites,
-  UpdateResult,
-  UpdateWrite,
-  WrittenMemory,
+import {
+  type AddResult,
+  type AddWrite,
+  type AuditedAct,
+  type MemoryWrites,
+  storeOfAll,
+  type UpdateResult,
+  type UpdateWrite,
+  type WrittenMemory,
 } from './memory-writes.ts';
 
 /**
@@ -249,13 +250,8 @@ export function createPostgresWrites(deps: { readonly database: Database }): Mem
 
     // One call, so one transaction, however many: not batched with other adds.
     async addMany(writes) {
-      const [first] = writes;
-      if (!first) return [];
-      const store = (w: AddWrite) => `${w.scope.orgId} ${w.scope.kind} ${w.scope.ownerId}`;
-      if (writes.some((w) => store(w) !== store(first))) {
-        throw new Error('addMany: every write goes to one store');
-      }
-      return addAll(first.scope, writes);
+      const scope = storeOfAll(writes);
+      return scope ? addAll(scope, writes) : [];
     },
 
     async remove(write) {

@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Database } from '../db/database.ts';
 import type { MemoryRow, Tables } from '../db/tables.ts';
 import type { CursorScope } from './cursor.ts';
-import type { MemoryRepository } from './memory.repository.ts';
+import type { MemoryRepository, ScopeState } from './memory.repository.ts';
 import type { Category } from './memory.schemas.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 
@@ -88,6 +88,22 @@ export interface RemoveWrite {
   readonly audit: AuditedAct | undefined;
 }
 
+/**
+ * The one store every write of `writes` goes to (undefined when there are none): `addMany` takes
+ * one store's lock for all of them.
+ */
+export function storeOfAll(
+  writes: readonly { readonly scope: CursorScope }[],
+): CursorScope | undefined {
+  const [first] = writes;
+  if (!first) return undefined;
+  const key = (scope: CursorScope) => `${scope.orgId} ${scope.kind} ${scope.ownerId}`;
+  if (writes.some((w) => key(w.scope) !== key(first.scope))) {
+    throw new Error('addMany: every write goes to one store');
+  }
+  return first.scope;
+}
+
 /** `updated_at` strictly increases with every change, even two within one millisecond. */
 export const nextUpdatedAt = (at: number, previous: number) => Math.max(at, previous + 1);
 
@@ -111,8 +127,12 @@ export function createStatementWrites(deps: {
 }): MemoryWrites {
   const { database, repository: repo, embeddings } = deps;
 
-  async function addIn(trx: Kysely<Tables>, write: AddWrite): Promise<AddResult> {
-    const state = await repo.lockScope(trx, write.scope);
+  /** `write` to its store, whose lock the transaction holds (`state`). */
+  async function addIn(
+    trx: Kysely<Tables>,
+    state: ScopeState,
+    write: AddWrite,
+  ): Promise<AddResult> {
     const existing = await repo.findActiveByFoldKey(trx, state.id, write.foldKey);
     if (existing) {
       let memory: WrittenMemory = existing;
@@ -151,13 +171,16 @@ export function createStatementWrites(deps: {
   }
 
   return {
-    add: (write) => database.write((trx) => addIn(trx, write)),
+    add: (write) =>
+      database.write(async (trx) => addIn(trx, await repo.lockScope(trx, write.scope), write)),
 
     async addMany(writes) {
-      if (writes.length === 0) return [];
+      const scope = storeOfAll(writes);
+      if (!scope) return [];
       return database.write(async (trx) => {
+        const state = await repo.lockScope(trx, scope);
         const results: AddResult[] = [];
-        for (const write of writes) results.push(await addIn(trx, write));
+        for (const write of writes) results.push(await addIn(trx, state, write));
         return results;
       });
     },

@@ -16,17 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-interface Who {
-  orgId: string;
-  token: string;
-  userId: string;
-}
-
-async function member(orgId?: string, role?: 'owner' | 'member'): Promise<Who> {
-  const org = orgId ?? (await t.fixtures.org());
-  const user = await t.fixtures.user(org, role);
-  return { orgId: org, token: user.token, userId: user.id };
-}
+type Who = Awaited<ReturnType<TestApp['fixtures']['caller']>>;
+const member = (orgId?: string, role?: 'owner' | 'member') => t.fixtures.caller(orgId, role);
 
 async function add(who: Who, content: string, extra: Record<string, unknown> = {}) {
   const res = await t.request(who, {

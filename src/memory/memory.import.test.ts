@@ -18,17 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-interface Who {
-  orgId: string;
-  token: string;
-  userId: string;
-}
-
-async function member(app = t, orgId?: string, role?: 'owner' | 'member'): Promise<Who> {
-  const org = orgId ?? (await app.fixtures.org());
-  const user = await app.fixtures.user(org, role);
-  return { orgId: org, token: user.token, userId: user.id };
-}
+type Who = Awaited<ReturnType<TestApp['fixtures']['caller']>>;
+const member = (app = t, orgId?: string, role?: 'owner' | 'member') =>
+  app.fixtures.caller(orgId, role);
 
 const importing = (who: Who, payload: unknown, app = t) =>
   app.request(who, { method: 'POST', url: `${BASE}/import`, payload: payload as object });

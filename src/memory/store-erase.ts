@@ -33,19 +33,17 @@ export async function eraseStore(
     const state = await repository.lockScope(trx, erase.scope);
     const start = state.version;
     const inCategory = erase.category === null ? sql`` : sql`and m.category = ${erase.category}`;
-    const { rows } = await sql<{ n: number | string }>`select count(*) as n from memories as m
-      where m.scope_id = ${state.id} and m.deleted_at is null ${inCategory}`.execute(trx);
-    const count = Number(rows[0]?.n ?? 0);
+    // `at`, or one past the memory's last change: `updatedAt` strictly increases.
+    const after = sql`case when ${erase.at} > memories.updated_at then ${erase.at}
+      else memories.updated_at + 1 end`;
+    const erased = await sql`update memories set content = '', fold_key = '', category = null,
+        search_terms = '', version = ${start} + erased.n, updated_at = ${after},
+        deleted_at = ${after}
+      from (select m.id, row_number() over (order by m.version) as n from memories as m
+        where m.scope_id = ${state.id} and m.deleted_at is null ${inCategory}) as erased
+      where memories.id = erased.id`.execute(trx);
+    const count = Number(erased.numAffectedRows ?? 0);
     if (count > 0) {
-      // `at`, or one past the memory's last change: `updatedAt` strictly increases.
-      const after = sql`case when ${erase.at} > memories.updated_at then ${erase.at}
-        else memories.updated_at + 1 end`;
-      await sql`update memories set content = '', fold_key = '', category = null,
-          search_terms = '', version = ${start} + erased.n, updated_at = ${after},
-          deleted_at = ${after}
-        from (select m.id, row_number() over (order by m.version) as n from memories as m
-          where m.scope_id = ${state.id} and m.deleted_at is null ${inCategory}) as erased
-        where memories.id = erased.id`.execute(trx);
       await trx
         .updateTable('scopes')
         .set({ version: start + count })

@@ -124,11 +124,10 @@ export function createSlidingWindowLimiter(options: SlidingWindowOptions): RateL
     return windowMs - elapsed + earliest(current, limit - points + 1);
   }
 
-  function weigh(points: number, limit: number): number {
+  function weigh(points: number, limit: number): void {
     if (!Number.isInteger(points) || points < 1 || points > limit) {
       throw new RangeError(`a request of ${points} points cannot pass a limit of ${limit}`);
     }
-    return points;
   }
 
   return {

@@ -93,6 +93,14 @@ export interface Fixtures {
   /** A user with a platform credential; a member of `orgId` with `role` when given. */
   user(orgId?: string, role?: MemberRole): Promise<{ id: string; token: string }>;
   member(orgId: string, userId: string, role?: MemberRole): Promise<void>;
+  /**
+   * A member who calls the API, as `TestApp.request` takes one: a new user of `orgId` (of a new
+   * organization when not given) with `role`, its credential and its organization.
+   */
+  caller(
+    orgId?: string,
+    role?: MemberRole,
+  ): Promise<{ orgId: string; token: string; userId: string }>;
   status(userId: string, status: Exclude<AccountStatus, 'erased'>): Promise<void>;
   project(orgId: string, grants?: Record<string, ProjectAccess>): Promise<string>;
   grant(projectId: string, userId: string, access: ProjectAccess): Promise<void>;
@@ -114,6 +122,11 @@ export function createFixtures(database: Database, config: Config): Fixtures {
       return { id, token: await fixtures.token(id) };
     },
     member: (orgId, userId, role = 'member') => upsertMembership(db, orgId, userId, role),
+    async caller(orgId, role) {
+      const org = orgId ?? (await fixtures.org());
+      const user = await fixtures.user(org, role);
+      return { orgId: org, token: user.token, userId: user.id };
+    },
     async status(userId, status) {
       await updateUserStatus(db, userId, status);
     },
