@@ -47,6 +47,7 @@ import { createMemoryErasure } from './memory/memory-erasure.ts';
 import { createMemorySearch } from './memory/memory-search.ts';
 import { createPostgresWrites } from './memory/memory-writes.postgres.ts';
 import { createStatementWrites } from './memory/memory-writes.ts';
+import { registerOrgExportRoutes } from './memory/org-export.routes.ts';
 import { createOwnStoreReads } from './memory/own-store-reads.ts';
 import { createProposalsRepository } from './memory/proposals.repository.ts';
 import { registerProposalsRoutes } from './memory/proposals.routes.ts';
@@ -350,6 +351,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const endUsers = createEndUsersService({ database, erasure });
   registerEndUsersRoutes(app, { service: endUsers, authenticate: memberOfOrgInPath });
+  registerOrgExportRoutes(app, { service, authenticate: memberOfOrgInPath });
   // Email (invitations, sign-up, password resets) when the operator configured SMTP.
   const mailer = createMailer(config.smtp);
   app.addHook('onClose', () => mailer.close());

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createDurability } from './durability.ts';
 import { createGroupCommit } from './group-commit.ts';
@@ -41,6 +41,14 @@ export interface Database {
    */
   readTogether<T>(run: () => T): T;
   /**
+   * Opens a read of many statements that all see the state committed when its first one ran,
+   * however long it stays open, without holding up any writer: an export streamed for minutes.
+   * SQLite: a connection of its own in a read transaction; PostgreSQL: a pooled connection in a
+   * REPEATABLE READ, READ ONLY transaction. Close it as soon as it is done: it holds a pool
+   * connection (PostgreSQL), or keeps the log from being checkpointed past it (SQLite).
+   */
+  openSnapshot(): Promise<Snapshot>;
+  /**
    * Runs `job` in a write transaction and settles once it committed and is on disk: the way to
    * write anything that is acknowledged. On SQLite, concurrent jobs share a commit (see
    * group-commit.ts); on PostgreSQL each job is its own transaction, run again when the server
@@ -67,6 +75,13 @@ export interface Database {
    * (start-up, the CLI): call it before telling anyone about them.
    */
   sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A read that sees one committed state (`Database.openSnapshot`). */
+export interface Snapshot {
+  readonly reader: QueryRunner;
+  /** Ends the read. Called once, whether the read finished or was abandoned. */
   close(): Promise<void>;
 }
 
@@ -116,6 +131,19 @@ function createSqlite(path: string): Database {
     file,
     reader,
     readTogether: (run) => reader.together(run),
+    openSnapshot: async () => {
+      // A small page cache: the snapshot reads each page once, and the process's memory should
+      // not grow by the writer's cache for every export running.
+      const connection = openSqliteFile(file, { readOnly: true, cacheKib: SNAPSHOT_CACHE_KIB });
+      connection.exec('begin');
+      return {
+        reader: createSqliteReader(connection),
+        close: async () => {
+          connection.exec('commit');
+          connection.close();
+        },
+      };
+    },
     write,
     durable: () => durability.pending(),
     withoutTimeLimit: (run) => run(db),
@@ -147,6 +175,13 @@ const ANSWER_GRACE_MS = 1000;
  * stalled or cut off mid-transaction must not hold its row locks until TCP notices.
  */
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+/**
+ * How long a snapshot's transaction may wait for its reader (the client of an export taking
+ * its lines) before the server ends it, and the export with it.
+ */
+const SNAPSHOT_IDLE_TIMEOUT_MS = 60_000;
+/** A snapshot connection's page cache on SQLite, in KiB (SQLite's own default is 2 MiB). */
+const SNAPSHOT_CACHE_KIB = 2048;
 /** TCP keep-alive on idle connections, so NATs and load balancers keep them open. */
 const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
 
@@ -203,6 +238,19 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
     dialect: 'postgres',
     reader: db,
     readTogether: (run) => run(),
+    openSnapshot: async () => {
+      const trx = await db
+        .startTransaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute();
+      // The snapshot waits on its reader between statements: a slow reader, not a stalled
+      // process, so it gets longer than the pool's idle limit before the server ends it.
+      await sql`set local idle_in_transaction_session_timeout = ${sql.lit(SNAPSHOT_IDLE_TIMEOUT_MS)}`.execute(
+        trx,
+      );
+      return { reader: trx, close: () => trx.commit().execute() };
+    },
     write: (job) => retryOnConflict(() => db.transaction().execute(job)),
     durable: () => undefined,
     withoutTimeLimit: async (run) => {

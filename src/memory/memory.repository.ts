@@ -210,6 +210,30 @@ export function createMemoryRepository(database: Database) {
       .orderBy('created_at')
       .orderBy('id'),
   );
+  // In commit order, which the scope's version index gives without sorting: an export reads a
+  // large store a page at a time.
+  const activeAfter = prepareQuery((p: { scopeId: string; version: number; limit: number }) =>
+    db
+      .selectFrom('memories')
+      .select([...SHOWN, 'version'])
+      .where('scope_id', '=', p.scopeId)
+      .where('version', '>', p.version)
+      .where('deleted_at', 'is', null)
+      .orderBy('version')
+      .limit(p.limit),
+  );
+  const storesAfter = prepareQuery((p: { orgId: string; id: string; limit: number }) =>
+    db
+      .selectFrom('scopes as s')
+      .leftJoin('end_users as e', (join) =>
+        join.onRef('e.user_id', '=', 's.owner_id').onRef('e.org_id', '=', 's.org_id'),
+      )
+      .select(['s.id', 's.kind', 's.owner_id', 'e.external_id'])
+      .where('s.org_id', '=', p.orgId)
+      .where('s.id', '>', p.id)
+      .orderBy('s.id')
+      .limit(p.limit),
+  );
   // Counts no further than needed: whether a store is small is all a chat call asks.
   const activeCountUpTo = prepareQuery((p: { scopeId: string; limit: number }) =>
     db
@@ -322,6 +346,17 @@ export function createMemoryRepository(database: Database) {
     findById: (trx: QueryRunner, id: string) => byId.first(trx, { id }),
 
     listActive: (db: QueryRunner, scopeId: string) => listActive.rows(db, { scopeId }),
+
+    /** Up to `limit` of the store's active memories changed after `version`, in commit order. */
+    activeAfter: (db: QueryRunner, scopeId: string, version: number, limit: number) =>
+      activeAfter.rows(db, { scopeId, version, limit }),
+
+    /**
+     * Up to `limit` of the organization's stores with ids above `id`, by id; a store of an end
+     * user with the end user's external id.
+     */
+    storesAfter: (db: QueryRunner, orgId: string, id: string, limit: number) =>
+      storesAfter.rows(db, { orgId, id, limit }),
 
     /** How many active memories the store holds, counting no further than `limit`. */
     async activeCountUpTo(db: QueryRunner, scopeId: string, limit: number): Promise<number> {

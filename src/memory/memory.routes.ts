@@ -18,6 +18,8 @@ import {
   CreatedResponse,
   ErasedResponse,
   EraseQuery,
+  EXPORT_CURSOR_HEADER,
+  ExportQuery,
   FoldedResponse,
   ImportBody,
   ImportResponse,
@@ -44,6 +46,8 @@ export interface MemoryRoutesDeps {
 }
 
 const BASE = '/api/v1/memory';
+/** JSON Lines, as exports are sent. */
+export const NDJSON = 'application/x-ndjson';
 
 /**
  * The spec takes an add's `user` and `project` in the body only: sent in the query instead, they
@@ -166,6 +170,41 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
         },
       },
       async (request) => service.search(request.caller, request.query, request.signal),
+    );
+
+    app.get(
+      `${BASE}/export`,
+      {
+        onRequest: checks,
+        schema: {
+          ...common,
+          ...reads,
+          summary:
+            'Every memory of the store as JSON lines, read from one snapshot, with its cursor',
+          querystring: ExportQuery,
+          response: {
+            200: {
+              description:
+                'One MemoryItem a line (JSON Lines), every active memory of the store as one snapshot held them, in the order they last changed. The Mnemo-Cursor header is the cursor of that snapshot: a list with since= it answers every change made after it',
+              headers: {
+                [EXPORT_CURSOR_HEADER]: Type.String({
+                  description: "The snapshot's cursor, for since= of the list",
+                }),
+              },
+              content: { [NDJSON]: { schema: MemoryItem } },
+            },
+            ...errors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { cursor, lines } = await service.export(request.caller, request.query);
+        // A stream is sent as it is, not serialized: the schema above documents each line.
+        return reply
+          .header(EXPORT_CURSOR_HEADER, cursor)
+          .type(NDJSON)
+          .send(lines as unknown as MemoryItem);
+      },
     );
 
     app.get(
@@ -320,5 +359,6 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
   registerMethodNotAllowed(parent, BASE, ['GET', 'POST', 'DELETE']);
   registerMethodNotAllowed(parent, `${BASE}/search`, ['GET']);
   registerMethodNotAllowed(parent, `${BASE}/import`, ['POST']);
+  registerMethodNotAllowed(parent, `${BASE}/export`, ['GET']);
   registerMethodNotAllowed(parent, `${BASE}/:id`, ['GET', 'PATCH', 'DELETE']);
 }

@@ -144,6 +144,43 @@ export const ImportResponse = Type.Object(
 );
 export type ImportResponse = Static<typeof ImportResponse>;
 
+export const ExportQuery = Type.Object(
+  {
+    user: Type.Optional(Uuid("Export this member's store; default: the credential owner's")),
+    project: Type.Optional(Uuid("Export this project's pool; not combinable with user")),
+  },
+  { additionalProperties: false },
+);
+export type ExportQuery = Static<typeof ExportQuery>;
+
+/** The response header of an export: the cursor of the snapshot it was read from. */
+export const EXPORT_CURSOR_HEADER = 'mnemo-cursor';
+
+export const ExportStore = Type.Union(
+  [
+    Type.Object(
+      {
+        user: Uuid("The member's or end user's id"),
+        endUser: Type.Optional(Type.String({ description: "An end user's id in the app's terms" })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object({ project: Uuid("The project's id") }, { additionalProperties: false }),
+  ],
+  { description: 'Whose store: a member, an end user (with the app’s id) or a project pool' },
+);
+export type ExportStore = Static<typeof ExportStore>;
+
+export const OrgExportLine = Type.Object(
+  { store: ExportStore, memory: MemoryItem },
+  {
+    additionalProperties: false,
+    description:
+      'JSON Lines (application/x-ndjson): one line per active memory of every store of the organization, store by store, all read from one snapshot',
+  },
+);
+export type OrgExportLine = Static<typeof OrgExportLine>;
+
 export const UpdateBody = Type.Object(
   {
     content: Type.Optional(

@@ -1,9 +1,10 @@
+import type { Readable } from 'node:stream';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Caller, ReadAlong } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
 import type { ProjectAccess } from '../db/tables.ts';
-import { badRequest } from '../platform/errors.ts';
+import { badRequest, forbidden } from '../platform/errors.ts';
 import { analyzeQuery } from '../platform/search-analyzer.ts';
 import { parseUuid } from '../platform/uuid.ts';
 import { type CursorCodec, type CursorScope, expiredCursor } from './cursor.ts';
@@ -30,6 +31,7 @@ import {
 import type {
   AddBody,
   EraseQuery,
+  ExportQuery,
   ImportBody,
   ImportResponse,
   ListQuery,
@@ -50,6 +52,7 @@ import type { OwnStoreReads } from './own-store-reads.ts';
 import type { QueryEmbedder } from './query-embedding.ts';
 import { fuseRankings } from './rank-fusion.ts';
 import { eraseStore } from './store-erase.ts';
+import { createStoreExport } from './store-export.ts';
 import type { VectorIndex } from './vector-index.ts';
 
 export interface MemoryServiceDeps {
@@ -106,6 +109,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   } = deps;
   const { reader } = database;
   const now = deps.now ?? Date.now;
+  const exports = createStoreExport({ database, repository: repo });
 
   function checkContent(content: string): void {
     const problem = contentProblem(content, deps.maxContentChars);
@@ -551,6 +555,42 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         at: now(),
         audit: auditedAct(caller, target),
       });
+    },
+
+    /**
+     * The store's active memories as JSON lines read from one snapshot, and the cursor of that
+     * snapshot, for `since=` of the list (store-export.ts). Refused as the list is.
+     */
+    async export(
+      caller: Caller,
+      query: ExportQuery,
+    ): Promise<{ readonly cursor: string; readonly lines: Readable }> {
+      const { scope, target } = await targets.forList(caller, query);
+      const { started, stream } = await exports.store(async (snapshot) => {
+        const state = await repo.readScope(snapshot.reader, scope);
+        await auditAlone(caller, target, 'export');
+        return state;
+      });
+      return { cursor: cursors.encode(scope, started?.version ?? 0), lines: stream };
+    },
+
+    /**
+     * Every store of the caller's organization as JSON lines, read from one snapshot: a backup,
+     * or a move to another server. Its owners only, and audited.
+     */
+    async exportOrganization(caller: Caller): Promise<Readable> {
+      if (caller.role !== 'owner') throw forbidden('only owners can export the organization');
+      const { stream } = await exports.organization(caller.orgId, () =>
+        database.write((trx) =>
+          recordAudit(trx, {
+            orgId: caller.orgId,
+            actorId: caller.userId,
+            targetId: caller.orgId,
+            action: 'org.export',
+          }),
+        ),
+      );
+      return stream;
     },
 
     /**

@@ -51,7 +51,7 @@ const corsHeaders = (response: LightMyRequestResponse) =>
   );
 
 const EXPOSED =
-  'location, retry-after, ratelimit, ratelimit-policy, www-authenticate, content-disposition, x-request-id, x-mnemo-model, x-mnemo-provider, x-mnemo-route';
+  'location, retry-after, ratelimit, ratelimit-policy, www-authenticate, content-disposition, x-request-id, mnemo-cursor, x-mnemo-model, x-mnemo-provider, x-mnemo-route';
 
 describe('an allowed origin', () => {
   test('a preflight of /api answers 204 with the methods and headers allowed, before authentication', async () => {

@@ -32,6 +32,7 @@ const EXPOSED_HEADERS = [
   'www-authenticate',
   'content-disposition',
   'x-request-id',
+  'mnemo-cursor',
   'x-mnemo-model',
   'x-mnemo-provider',
   'x-mnemo-route',

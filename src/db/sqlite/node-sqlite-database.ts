@@ -76,6 +76,8 @@ export interface OpenOptions {
    * WAL mode; checkpoints still sync), and the caller syncs it before acknowledging anything.
    */
   readonly syncOnCommit?: boolean;
+  /** The page cache, in KiB. Default 64 MiB. */
+  readonly cacheKib?: number;
 }
 
 export function openSqliteFile(path: string, options: OpenOptions = {}): DatabaseSync {
@@ -83,7 +85,7 @@ export function openSqliteFile(path: string, options: OpenOptions = {}): Databas
   const db = new DatabaseSync(path, { readOnly });
   // 64 MiB of page cache (SQLite's default is 2 MiB): index lookups at random keys (UUIDs,
   // fold hashes) stay in memory instead of reading pages back from the file on every miss.
-  db.exec('pragma busy_timeout = 5000; pragma cache_size = -65536');
+  db.exec(`pragma busy_timeout = 5000; pragma cache_size = -${options.cacheKib ?? 65536}`);
   if (readOnly) return db;
   // WAL lets the CLI and the reader work beside the writer.
   db.exec(`

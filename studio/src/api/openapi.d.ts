@@ -590,6 +590,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every memory of the store as JSON lines, read from one snapshot, with its cursor */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Export this member's store; default: the credential owner's */
+                    user?: string;
+                    /** @description Export this project's pool; not combinable with user */
+                    project?: string;
+                };
+                header: {
+                    /** @description The organization the request acts in */
+                    "x-organization-id": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One MemoryItem a line (JSON Lines), every active memory of the store as one snapshot held them, in the order they last changed. The Mnemo-Cursor header is the cursor of that snapshot: a list with since= it answers every change made after it */
+                200: {
+                    headers: {
+                        /** @description The snapshot's cursor, for since= of the list */
+                        "mnemo-cursor"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": {
+                            /**
+                             * Format: uuid
+                             * @description Unique identifier of the memory
+                             */
+                            id: string;
+                            /** @description The memory text; non-empty */
+                            content: string;
+                            /**
+                             * @description One of the six categories; absent when the memory has none
+                             * @enum {unknown}
+                             */
+                            category?: "identity" | "preference" | "goal" | "project" | "relationship" | "constraint";
+                            /**
+                             * Format: date-time
+                             * @description When the memory was first recorded (UTC, milliseconds)
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the memory was last changed; strictly increases with each change
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/{id}": {
         parameters: {
             query?: never;
@@ -3236,6 +3372,153 @@ export interface paths {
                             total: number;
                             /** @description Present when there are more: pass it as `cursor` */
                             cursor?: string;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{orgId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every memory of every store of the organization as JSON lines, read from one snapshot. Owners only */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One {"store", "memory"} a line (JSON Lines), store by store; an end user’s store names the app’s id of them too. `mnemo import` takes the file back in */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": {
+                            /** @description Whose store: a member, an end user (with the app’s id) or a project pool */
+                            store: {
+                                /**
+                                 * Format: uuid
+                                 * @description The member's or end user's id
+                                 */
+                                user: string;
+                                /** @description An end user's id in the app's terms */
+                                endUser?: string;
+                            } | {
+                                /**
+                                 * Format: uuid
+                                 * @description The project's id
+                                 */
+                                project: string;
+                            };
+                            memory: {
+                                /**
+                                 * Format: uuid
+                                 * @description Unique identifier of the memory
+                                 */
+                                id: string;
+                                /** @description The memory text; non-empty */
+                                content: string;
+                                /**
+                                 * @description One of the six categories; absent when the memory has none
+                                 * @enum {unknown}
+                                 */
+                                category?: "identity" | "preference" | "goal" | "project" | "relationship" | "constraint";
+                                /**
+                                 * Format: date-time
+                                 * @description When the memory was first recorded (UTC, milliseconds)
+                                 * @example 2026-11-22T09:30:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the memory was last changed; strictly increases with each change
+                                 * @example 2026-11-22T09:30:00.000Z
+                                 */
+                                updatedAt: string;
+                            };
                         };
                     };
                 };
