@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Database } from '../db/database.ts';
 import type { MemoryRow, Tables } from '../db/tables.ts';
 import type { CursorScope } from './cursor.ts';
-import type { MemoryRepository, ScopeState } from './memory.repository.ts';
+import type { MemoryRepository, ScopeState, WritableMemory } from './memory.repository.ts';
 import type { Category } from './memory.schemas.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 
@@ -119,6 +119,74 @@ async function auditIn(
   if (act) await recordAudit(trx, { ...act, action, memoryId });
 }
 
+/**
+ * What adding `writes` one after the other does to a store that holds `stored` (its active
+ * memories by fold key), worked out before anything is written: the answers, in order; the new
+ * memories and the stored ones a fold gives a category, as they end; and how many numbers of
+ * the store's counter they take. The plan numbers its changes from 1, in the order they happen.
+ */
+export function planAdds(
+  scopeId: string,
+  writes: readonly AddWrite[],
+  stored: ReadonlyMap<string, WritableMemory>,
+) {
+  const results: AddResult[] = [];
+  /** What each fold key folds into now: a stored memory, or one of the batch's. */
+  const current = new Map<string, { row: MemoryRow | WritableMemory; created: boolean }>();
+  const changedFrom = new Map<string, number>();
+  let versions = 0;
+  for (const write of writes) {
+    let into = current.get(write.foldKey);
+    const found = into ? undefined : stored.get(write.foldKey);
+    if (found) {
+      into = { row: found, created: false };
+      current.set(write.foldKey, into);
+    }
+    if (!into) {
+      versions += 1;
+      const row: MemoryRow = {
+        id: write.id,
+        scope_id: scopeId,
+        contributor_id: write.contributorId,
+        content: write.content,
+        fold_key: write.foldKey,
+        category: write.category,
+        created_at: write.createdAt ?? write.at,
+        updated_at: write.at,
+        version: versions,
+        deleted_at: null,
+      };
+      current.set(write.foldKey, { row, created: true });
+      results.push({ created: true, memory: row });
+      continue;
+    }
+    // A fold that brings a category to a memory without one is a change; otherwise none. The
+    // row is replaced, not changed: the answers given before keep what they showed.
+    if (into.row.category === null && write.category !== null) {
+      if (!into.created && !changedFrom.has(into.row.id)) {
+        changedFrom.set(into.row.id, into.row.version);
+      }
+      versions += 1;
+      into.row = {
+        ...into.row,
+        category: write.category,
+        version: versions,
+        updated_at: nextUpdatedAt(write.at, into.row.updated_at),
+      };
+    }
+    results.push({ created: false, memory: into.row });
+  }
+  const ending = [...current.values()];
+  return {
+    results,
+    versions,
+    created: ending.filter((m) => m.created).map((m) => m.row as MemoryRow),
+    changed: ending
+      .filter((m) => !m.created && changedFrom.has(m.row.id))
+      .map((m) => ({ row: m.row, from: changedFrom.get(m.row.id) ?? m.row.version })),
+  };
+}
+
 /** The writes as statements in one transaction of `database.write`, the store's lock first. */
 export function createStatementWrites(deps: {
   readonly database: Database;
@@ -179,9 +247,27 @@ export function createStatementWrites(deps: {
       if (!scope) return [];
       return database.write(async (trx) => {
         const state = await repo.lockScope(trx, scope);
-        const results: AddResult[] = [];
-        for (const write of writes) results.push(await addIn(trx, state, write));
-        return results;
+        const keys = [...new Set(writes.map((write) => write.foldKey))];
+        const stored = await repo.findActiveByFoldKeys(trx, state.id, keys);
+        const plan = planAdds(state.id, writes, stored);
+        if (plan.versions > 0) {
+          // Numbers in the plan count from 1: the counter gives where they start.
+          const offset = (await repo.bumpScopeBy(trx, state.id, plan.versions)) - 1;
+          await repo.insertMemories(
+            trx,
+            plan.created.map((row) => ({ ...row, version: row.version + offset })),
+          );
+          for (const { row, from } of plan.changed) {
+            const version = row.version + offset;
+            await repo.writeMemory(trx, { ...row, version });
+            await embeddings.carryVectors(trx, row.id, from, version);
+          }
+        }
+        for (const [i, write] of writes.entries()) {
+          const result = plan.results[i];
+          if (result) await auditIn(trx, write.audit, 'add', result.memory.id);
+        }
+        return plan.results;
       });
     },
 

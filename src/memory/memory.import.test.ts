@@ -141,6 +141,29 @@ test('an import is one write: a pull after it carries every memory it created, a
   expect(found.json().memories[0].content).toBe('Imported note 217');
 });
 
+test('a full import of long memories fits its body limit (16 MiB, beside the API’s 64 KiB); a larger body is a 413 that stores nothing', async () => {
+  const who = await member();
+  const long = (i: number) =>
+    `Memory ${i}: ${'a long account of what the user said. '.repeat(200)}`;
+  const full = { memories: Array.from({ length: 1000 }, (_, i) => ({ content: long(i) })) };
+  expect(JSON.stringify(full).length).toBeGreaterThan(7 * 1024 * 1024);
+  const res = await importing(who, full);
+  expect(res.statusCode).toBe(200);
+  expect(res.json()).toMatchObject({ created: 1000, folded: 0, invalid: 0 });
+
+  const other = await member();
+  const tooLarge = {
+    memories: Array.from({ length: 1000 }, (_, i) => ({
+      content: `${long(i)}${long(i)}${long(i)}`,
+    })),
+  };
+  expect(JSON.stringify(tooLarge).length).toBeGreaterThan(16 * 1024 * 1024);
+  const refused = await importing(other, tooLarge);
+  expect(refused.statusCode).toBe(413);
+  expect(refused.json()).toEqual({ error: 'request body is too large: at most 16 MiB' });
+  expect(await contents(other)).toEqual([]);
+});
+
 describe('a body that is invalid as a whole: 400, nothing stored', () => {
   test.each([
     ['no memories', {}, 'memories is required'],

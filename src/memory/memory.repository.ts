@@ -34,6 +34,8 @@ const WRITABLE = [
   'version',
   'deleted_at',
 ] as const;
+/** A memory as a write reads it. */
+export type WritableMemory = Pick<MemoryRow, (typeof WRITABLE)[number]>;
 
 /** A memory as an answer shows it, with the store it lives in. */
 export type ReachableMemory = ShownMemory & {
@@ -123,6 +125,17 @@ export const toState = (row: {
  * its scope (organization and owner, or the memory's scope id) and takes the executor to run on:
  * the database, or a write transaction.
  */
+/**
+ * Values bound per statement of a batch stay far below either engine's limit (SQLite: 32,766;
+ * PostgreSQL: 65,535): 500 keys, or 200 rows of 11 columns.
+ */
+const KEYS_PER_STATEMENT = 500;
+const ROWS_PER_INSERT = 200;
+
+function* chunksOf<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let at = 0; at < items.length; at += size) yield items.slice(at, at + size);
+}
+
 export function createMemoryRepository(database: Database) {
   const { db } = database;
   // SQLite serializes writers with BEGIN IMMEDIATE and has no FOR UPDATE.
@@ -315,6 +328,52 @@ export function createMemoryRepository(database: Database) {
 
     async insertMemory(trx: QueryRunner, row: MemoryRow): Promise<void> {
       await insertMemory.execute(trx, { ...row, terms: indexTerms(row.content) });
+    },
+
+    /**
+     * Advances the store's counter by `count` at once (a batch of writes takes one number each)
+     * and answers the first of them.
+     */
+    async bumpScopeBy(trx: Kysely<Tables>, scopeId: string, count: number): Promise<number> {
+      const row = await trx
+        .updateTable('scopes')
+        .set((eb) => ({ version: eb('version', '+', count) }))
+        .where('id', '=', scopeId)
+        .returning('version')
+        .executeTakeFirst();
+      if (!row) throw new Error(`no scope ${scopeId} to advance`);
+      return row.version - count + 1;
+    },
+
+    /**
+     * The active memory of the store that each of `keys` folds into, by key: what
+     * `findActiveByFoldKey` finds for each, read a few statements for all of them.
+     */
+    async findActiveByFoldKeys(trx: Kysely<Tables>, scopeId: string, keys: readonly string[]) {
+      const found = new Map<string, WritableMemory>();
+      for (const chunk of chunksOf(keys, KEYS_PER_STATEMENT)) {
+        const rows = await trx
+          .selectFrom('memories')
+          .select(WRITABLE)
+          .where('scope_id', '=', scopeId)
+          .where('fold_key', 'in', chunk)
+          .where('deleted_at', 'is', null)
+          .orderBy('created_at')
+          .execute();
+        // The earliest of a key's memories, as the one-key query takes it.
+        for (const row of rows) if (!found.has(row.fold_key)) found.set(row.fold_key, row);
+      }
+      return found;
+    },
+
+    /** Inserts new memories, many a statement, each with its search terms. */
+    async insertMemories(trx: Kysely<Tables>, rows: readonly MemoryRow[]): Promise<void> {
+      for (const chunk of chunksOf(rows, ROWS_PER_INSERT)) {
+        await trx
+          .insertInto('memories')
+          .values(chunk.map((row) => ({ ...row, search_terms: indexTerms(row.content) })))
+          .execute();
+      }
     },
 
     /** Writes a memory's new state (the caller holds its store's lock). */

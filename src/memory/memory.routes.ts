@@ -25,6 +25,7 @@ import {
   ImportResponse,
   ListQuery,
   ListResponse,
+  MAX_IMPORT_BYTES,
   MemoryIdParams,
   MemoryItem,
   MemoryResponse,
@@ -276,6 +277,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       `${BASE}/import`,
       {
         onRequest: checks,
+        bodyLimit: MAX_IMPORT_BYTES,
         preValidation: ownerInBody,
         schema: {
           ...common,

@@ -102,6 +102,11 @@ export const ErasedResponse = Type.Object(
 
 /** The most memories one import takes. */
 export const MAX_IMPORT_ITEMS = 1000;
+/**
+ * The largest import body: 1,000 memories of 8,000 characters (the default longest) as plain
+ * text fit with room to spare; the rest of the API keeps its 64 KiB.
+ */
+export const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
 
 export const ImportBody = Type.Object(
   {
