@@ -24,7 +24,7 @@ export const AuditEntry = Type.Object(
     targetId: Uuid('What it was done to: a member, a project or the organization'),
     action: Type.String({
       description:
-        'What was done: org.update, member.add, member.role, member.remove, project.create, project.update, project.delete, collaborator.set, collaborator.remove, or a memory operation done for another member (the user override)',
+        'What was done: org.update, org.export, member.add, member.role, member.remove, project.create, project.update, project.delete, collaborator.set, collaborator.remove, api_key.create, api_key.update, api_key.revoke, end_user.register, end_user.update, end_user.erase, app.create, app.update, app.secret, app.revoke, invitation.create, invitation.revoke, invitation.accept, user.erase (by an operator), or a memory operation done for another member (the user override): list, search, get, add, update, delete, export, erase',
       examples: ['member.role'],
     }),
     memoryId: Type.Optional(Uuid('The memory, for memory operations')),

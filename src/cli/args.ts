@@ -54,6 +54,8 @@ export interface Args {
   choices<T extends string>(name: string, values: readonly T[]): T[];
   email(name: string): string;
   positiveInteger(name: string): number | undefined;
+  /** The word the command takes besides its options (`mnemo import FILE`), when it takes one. */
+  readonly operand: string | undefined;
   /** Throws UsageError with `message` and this command's usage. */
   fail(message: string): never;
 }
@@ -65,9 +67,15 @@ const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
 
 /**
  * Parses `argv` (the words after the command) against the command's options plus `--json` and
- * `--help`. Unknown options, positional words and options without their value are usage errors.
+ * `--help`. Unknown options, options without their value and positional words are usage errors,
+ * but for the one word named `operand` (required) of a command that takes one.
  */
-export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usage: string): Args {
+export function parseCommandArgs(
+  argv: readonly string[],
+  spec: OptionSpec,
+  usage: string,
+  operand?: string,
+): Args {
   const fail = (message: string): never => {
     throw new UsageError(message, [usage]);
   };
@@ -81,10 +89,22 @@ export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usag
     else options[option.name] = { type: 'string', multiple: true };
   }
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      options,
+      strict: true,
+      allowPositionals: operand !== undefined,
+    }));
   } catch (error) {
     return fail(parseArgsMessage(error));
+  }
+  const [given, extra] = positionals;
+  if (extra !== undefined) fail(`unexpected argument "${extra}"`);
+  // --help needs no operand: it only asks how to give one.
+  if (operand !== undefined && given === undefined && values.help !== true) {
+    fail(`${operand} is required`);
   }
 
   const nonEmpty = (name: string, value: string): string =>
@@ -143,6 +163,7 @@ export function parseCommandArgs(argv: readonly string[], spec: OptionSpec, usag
       }
       return number;
     },
+    operand: given,
     fail,
   };
 }

@@ -39,6 +39,8 @@ const USAGE_LINES = [
   'mnemo login [--url URL]',
   'mnemo whoami [--url URL]',
   'mnemo logout [--url URL]',
+  'mnemo export [--user ID | --project ID | --org ID] [--url URL] > FILE.jsonl',
+  'mnemo import FILE [--user ID | --end-user EXTERNAL_ID | --project ID] [--format jsonl|mem0] [--org ID] [--url URL]',
   'mnemo mcp [--org ID] [--url URL]',
 ];
 const usageOf = (start: string) => USAGE_LINES.filter((line) => line.startsWith(start));

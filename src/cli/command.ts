@@ -34,6 +34,8 @@ export interface Command {
   readonly usage: string;
   readonly summary: string;
   readonly options: OptionSpec;
+  /** The one word it takes besides its options, named as its usage names it (`FILE`). */
+  readonly operand?: string;
   /**
    * Checks the options (throwing UsageError) and reads what the command needs from standard
    * input, before anything touches the store.

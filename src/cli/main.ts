@@ -8,6 +8,8 @@ import {
   untilInterrupted,
   withStore,
 } from './command.ts';
+import { exportMemories } from './export.ts';
+import { importMemories } from './import.ts';
 import { keysRotate } from './keys.ts';
 import { login, logout, whoami } from './login.ts';
 import { mcp } from './mcp.ts';
@@ -45,14 +47,16 @@ const COMMANDS: readonly Command[] = [
   login,
   whoami,
   logout,
+  exportMemories,
+  importMemories,
   mcp,
 ];
 
-const HELP_FOOTER = `Every command but serve and mcp also takes --json (print one JSON object on stdout) and --help.
+const HELP_FOOTER = `Every command but serve, export and mcp also takes --json (print one JSON object on stdout) and --help.
 Commands work on the store the server uses: MNEMO_DATABASE_URL (default sqlite:./data/mnemo.db),
 with the schema brought up to date first; the server sees every change at once. mnemo token signs
-for MNEMO_PUBLIC_URL's issuer. login, whoami, logout and mcp talk to the server at --url (default
-MNEMO_PUBLIC_URL) instead, and keep credentials in $XDG_CONFIG_HOME/mnemo/credentials.json
+for MNEMO_PUBLIC_URL's issuer. login, whoami, logout, export, import and mcp talk to the server at
+--url (default MNEMO_PUBLIC_URL) instead, and keep credentials in $XDG_CONFIG_HOME/mnemo/credentials.json
 (default ~/.config/mnemo/). See docs/configuration.md and, for mcp, docs/mcp.md.
 Exit status: 0 done, 1 the command could not be carried out, 2 the command line is wrong.`;
 
@@ -130,7 +134,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return 0;
     }
     const { command, rest } = found;
-    const args = parseCommandArgs(rest, command.options, command.usage);
+    const args = parseCommandArgs(rest, command.options, command.usage, command.operand);
     if (args.help) {
       printHelp(describeCommands([command]));
       return 0;

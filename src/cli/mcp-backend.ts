@@ -14,30 +14,10 @@ import type {
 } from '../mcp/memory-tools.schemas.ts';
 import type { MemoryToolsBackend } from '../mcp/memory-tools.ts';
 import type { MemoryItem } from '../memory/memory.schemas.ts';
-import type { MeResponse } from '../orgs/orgs.schemas.ts';
 import { ApiError } from '../platform/errors.ts';
+import { type ApiSessionOptions, createApiSession } from './api-session.ts';
 
-export interface RestBackendOptions {
-  /** The server's public URL: the API is under it. */
-  readonly publicUrl: string;
-  /** An access token valid for a while yet (refreshed when it is not); throws when there is none. */
-  readonly accessToken: () => Promise<string>;
-  /** The organization to act in (`--org`); by default the user's only one. */
-  readonly orgId: string | undefined;
-}
-
-/** How long one request to the server may take. */
-const REQUEST_TIMEOUT_MS = 30_000;
-
-type Query = Record<string, string | number | undefined>;
-
-interface Call {
-  readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  readonly query?: Query;
-  readonly body?: Record<string, unknown>;
-  /** Whether the request acts in the organization (`X-Organization-Id`). */
-  readonly inOrganization?: boolean;
-}
+export type RestBackendOptions = Omit<ApiSessionOptions, 'command'>;
 
 /**
  * @example
@@ -49,77 +29,10 @@ interface Call {
  * serveStdio(() => createMemoryToolsServer(backend, options));
  */
 export function createRestBackend(options: RestBackendOptions): MemoryToolsBackend {
-  const { publicUrl } = options;
-  /** The organization once known: it does not change while the process serves. */
-  let organization: Promise<string> | undefined;
-
-  async function request<T>(path: string, call: Call = {}): Promise<{ status: number; body: T }> {
-    let token: string;
-    try {
-      token = await options.accessToken();
-    } catch (error) {
-      // Not signed in, or the sign-in cannot be refreshed: the sentence says what to do.
-      throw new ApiError(401, 'unauthenticated', messageOf(error));
-    }
-    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-    if (call.inOrganization !== false) headers['x-organization-id'] = await organizationId();
-    if (call.body !== undefined) headers['content-type'] = 'application/json';
-    const url = new URL(`${publicUrl}${path}`);
-    for (const [name, value] of Object.entries(call.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    }
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(url, {
-        method: call.method ?? 'GET',
-        headers,
-        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-      text = await response.text();
-    } catch (error) {
-      throw new ApiError(503, 'unreachable', `cannot reach ${publicUrl}: ${networkReason(error)}`);
-    }
-    const body = parseJson(text);
-    if (!response.ok) {
-      const message = errorMessage(body) ?? `${publicUrl} answered HTTP ${response.status}`;
-      throw new ApiError(response.status, 'refused', message);
-    }
-    return { status: response.status, body: body as T };
-  }
-
-  const get = async <T>(path: string, call: Call = {}) => (await request<T>(path, call)).body;
-
-  /** Who the credential belongs to, and its organizations (`GET /api/v1/me`). */
-  const me = () => get<MeResponse>('/api/v1/me', { inOrganization: false });
-
-  function organizationId(): Promise<string> {
-    if (options.orgId !== undefined) return Promise.resolve(options.orgId);
-    organization ??= onlyOrganization();
-    // A failure is not kept: the person may join an organization and call again.
-    organization.catch(() => {
-      organization = undefined;
-    });
-    return organization;
-  }
-
-  async function onlyOrganization(): Promise<string> {
-    const { user, organizations } = await me();
-    const [only, ...others] = organizations;
-    if (!only) {
-      throw new ApiError(403, 'forbidden', `${user.email} belongs to no organization`);
-    }
-    if (others.length > 0) {
-      const named = organizations.map((org) => `${org.name} (${org.id})`).join(', ');
-      throw new ApiError(
-        400,
-        'ambiguous_organization',
-        `${user.email} belongs to several organizations: ${named}; start mnemo mcp with --org ID to choose one`,
-      );
-    }
-    return only.id;
-  }
+  const { request, get, me, organizationId } = createApiSession({
+    ...options,
+    command: 'mnemo mcp',
+  });
 
   const memoryPath = (id: string) => `/api/v1/memory/${encodeURIComponent(id)}`;
 
@@ -164,27 +77,4 @@ export function createRestBackend(options: RestBackendOptions): MemoryToolsBacke
       };
     },
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function errorMessage(body: unknown): string | undefined {
-  const error = (body as { error?: unknown } | null | undefined)?.error;
-  return typeof error === 'string' ? error : undefined;
-}
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** Why a request got no answer: a timeout, or the network's code (ECONNREFUSED, …). */
-function networkReason(error: unknown): string {
-  if (error instanceof DOMException && error.name === 'TimeoutError') return 'timed out';
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  return messageOf(error);
 }

@@ -122,7 +122,7 @@ describe('mnemo mcp, the command', () => {
     const ada = await w.person({ alsoIn: w.offOrgId });
     const { client } = await start(await signedIn(w, ada), ['--url', w.url]);
     const ask = refusal(
-      `${ada.email} belongs to several organizations: Acme (${w.orgId}), Dormant (${w.offOrgId}); start mnemo mcp with --org ID to choose one`,
+      `${ada.email} belongs to several organizations: Acme (${w.orgId}), Dormant (${w.offOrgId}); run mnemo mcp with --org ID to choose one`,
     );
     expect(await callTool(client, 'whoami')).toEqual(ask);
     expect(await callTool(client, 'list_memories')).toEqual(ask);

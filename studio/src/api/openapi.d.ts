@@ -5848,7 +5848,7 @@ export interface components {
              */
             targetId: string;
             /**
-             * @description What was done: org.update, member.add, member.role, member.remove, project.create, project.update, project.delete, collaborator.set, collaborator.remove, or a memory operation done for another member (the user override)
+             * @description What was done: org.update, org.export, member.add, member.role, member.remove, project.create, project.update, project.delete, collaborator.set, collaborator.remove, api_key.create, api_key.update, api_key.revoke, end_user.register, end_user.update, end_user.erase, app.create, app.update, app.secret, app.revoke, invitation.create, invitation.revoke, invitation.accept, user.erase (by an operator), or a memory operation done for another member (the user override): list, search, get, add, update, delete, export, erase
              * @example member.role
              */
             action: string;

@@ -140,6 +140,10 @@ test('end users, apps and invitations read as words, erasures with what went', (
       entry('member.add', { role: 'member', invitationId: 'i' }),
       entry('member.add', { role: 'owner', via: 'sign-up' }),
       entry('search'),
+      entry('export'),
+      entry('erase', { deleted: 12 }),
+      entry('erase', { deleted: 1, category: 'preference' }),
+      entry('org.export'),
     ].map(words),
   ).toEqual([
     ['Registered an end user', 'end_user', undefined],
@@ -173,6 +177,10 @@ test('end users, apps and invitations read as words, erasures with what went', (
     ['Joined by invitation', 'person', 'As member'],
     ['Signed up', 'person', 'As owner'],
     ['Searched memories', 'person', undefined],
+    ['Exported memories', 'person', undefined],
+    ['Deleted all memories', 'person', '12 memories'],
+    ['Deleted all preference memories', 'person', '1 memory'],
+    ['Exported the organization’s memories', 'organization', undefined],
   ]);
 });
 

@@ -50,6 +50,7 @@ const MEMORY_ACTS: Record<string, string> = {
   add: 'Added a memory',
   update: 'Updated a memory',
   delete: 'Deleted a memory',
+  export: 'Exported memories',
 };
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
@@ -105,8 +106,8 @@ const joined = (parts: readonly (string | undefined)[]) => {
  * An audit entry in words. The actions are those the API records (`recordAudit` calls):
  * org.update, member.add|role|remove, project.create|update|delete, collaborator.set|remove,
  * api_key.create|update|revoke, end_user.register|update|erase, app.create|update|secret|revoke,
- * invitation.create|revoke|accept, and list|search|get|add|update|delete of memories done for
- * another member. An action not known here is shown as the API names it.
+ * invitation.create|revoke|accept, org.export, and list|search|get|add|update|delete|export|erase
+ * of memories done for another member. An action not known here is shown as the API names it.
  */
 export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEntry {
   const d = entry.details ?? {};
@@ -250,6 +251,20 @@ export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEn
       };
     case 'app.revoke':
       return { action: 'Revoked an app', target: app(undefined), details: erasedCounts(d) };
+    case 'org.export':
+      return {
+        action: 'Exported the organization’s memories',
+        target: { kind: 'organization', id: entry.targetId },
+        details: undefined,
+      };
+    case 'erase': {
+      const category = text(d.category);
+      return {
+        action: category ? `Deleted all ${category} memories` : 'Deleted all memories',
+        target: person,
+        details: counted(d.deleted, 'memory', 'memories'),
+      };
+    }
     case 'invitation.create': {
       const replaced = counted(d.replaced, 'earlier invitation', 'earlier invitations');
       return {
