@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { ensureSigningKey } from '../oauth/signing-keys.ts';
@@ -612,5 +613,135 @@ describe('admin keys and admin audit', () => {
     });
     expect(onlyJson(empty)).toEqual({ entries: [] });
     expect(noOrg).toEqual(refused(`unknown organization ${unknown}`));
+  });
+});
+
+describe('admin user erase', () => {
+  test('a person erased everywhere: every organization’s memories and rights, the account; audited in each; a server on the store refuses them at once', async () => {
+    const server = await buildTestApp({}, { sharedStore: store });
+    try {
+      const [orgA, orgB] = await Promise.all([given.org(), given.org()]);
+      const person = await given.user(orgA, 'owner');
+      await given.member(orgB, person.id, 'member');
+      const coOwner = await given.user(orgA, 'owner');
+      const project = await given.project(orgA, { [person.id]: 'editor', [coOwner.id]: 'owner' });
+      const as = (orgId: string) => ({ orgId, token: person.token });
+      const post = (orgId: string, url: string, payload: object) =>
+        server.request(as(orgId), { method: 'POST', url, payload });
+      for (const [orgId, payload] of [
+        [orgA, { content: 'Likes tea' }],
+        [orgA, { content: 'Runs on Sundays' }],
+        [orgB, { content: 'Lives in Porto' }],
+        [orgA, { content: 'Deploys on Fridays', project }],
+      ] as const) {
+        expect((await post(orgId, '/api/v1/memory', payload)).statusCode).toBe(201);
+      }
+      const coOwnerCursor = (
+        await server.request(
+          { orgId: orgA, token: coOwner.token },
+          { method: 'GET', url: `/api/v1/memory?project=${project}` },
+        )
+      ).json().cursor as string;
+      const key = await post(orgA, '/api/v1/api-keys', { name: 'CI' });
+      expect(key.statusCode).toBe(201);
+
+      const run = await mnemo('admin', 'user', 'erase', '--user', person.id, '--json');
+      expect(run.stderr).toBe('');
+      expect(onlyJson(run)).toEqual({
+        ok: true,
+        organizations: 2,
+        memories: 3,
+        poolMemories: 1,
+        proposals: 0,
+        projectGrants: 1,
+        apiKeys: 1,
+        invitations: 0,
+      });
+
+      // Nothing of them is left: no row, no membership, no key, no store, no grant.
+      expect(await userRow(person.id)).toBeUndefined();
+      for (const table of [
+        'memberships',
+        'api_keys',
+        'project_access',
+        'oauth_connections',
+      ] as const) {
+        const rows = await database.db
+          .selectFrom(table)
+          .select('user_id')
+          .where('user_id', '=', person.id)
+          .execute();
+        expect(rows, table).toEqual([]);
+      }
+      const stores = await database.db
+        .selectFrom('scopes')
+        .select('id')
+        .where('owner_id', '=', person.id)
+        .execute();
+      expect(stores).toEqual([]);
+      // What they gave the pool is deleted as any delete is: its clients are told.
+      const pulled = await server.request(
+        { orgId: orgA, token: coOwner.token },
+        {
+          method: 'GET',
+          url: `/api/v1/memory?project=${project}&since=${encodeURIComponent(coOwnerCursor)}`,
+        },
+      );
+      expect(pulled.json()).toMatchObject({ memories: [], deleted: [expect.any(String)] });
+      // Audited in each organization, by the operator, with counts only.
+      for (const orgId of [orgA, orgB]) {
+        const audit = await database.db
+          .selectFrom('audit_log')
+          .selectAll()
+          .where('org_id', '=', orgId)
+          .where('action', '=', 'user.erase')
+          .execute();
+        expect(audit).toHaveLength(1);
+        expect(audit[0]).toMatchObject({ actor_id: OPERATOR_ACTOR_ID, target_id: person.id });
+        expect(JSON.parse(audit[0]?.details as string)).toMatchObject({ memories: 3, apiKeys: 1 });
+      }
+      // Their credential no longer works on the server that shares the store.
+      const after = await server.request(as(orgA), { method: 'GET', url: '/api/v1/memory' });
+      expect(after.statusCode).toBe(401);
+      const keyed = await server.app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { authorization: `Bearer ${key.json().secret}` },
+      });
+      expect(keyed.statusCode).toBe(401);
+
+      // Erased once: the id is unknown now, as any unknown id.
+      expect(await mnemo('admin', 'user', 'erase', '--user', person.id, '--json')).toEqual(
+        refused(`unknown user ${person.id}`),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the only owner of an organization others belong to is refused, and nothing is erased; alone in one, they are erased', async () => {
+    const orgId = await given.org({ name: 'Solo Corp' });
+    const owner = await given.user(orgId, 'owner');
+    const member = await given.user(orgId, 'member');
+    const run = await mnemo('admin', 'user', 'erase', '--user', owner.id, '--json');
+    expect(run).toEqual(
+      refused(
+        `${owner.id} is the only owner of Solo Corp (${orgId}), which others belong to: make another member owner first (mnemo admin member add --org ID --user ID --role owner)`,
+      ),
+    );
+    expect(await roleOf(orgId, owner.id)).toBe('owner');
+    expect(await userRow(owner.id)).toMatchObject({ status: 'active' });
+
+    // The member erased first, the owner is alone: erased, as text.
+    expect(await mnemo('admin', 'user', 'erase', '--user', member.id, '--json')).toMatchObject({
+      code: 0,
+    });
+    const alone = await mnemo('admin', 'user', 'erase', '--user', owner.id);
+    expect(alone).toEqual({
+      code: 0,
+      stdout: `erased user ${owner.id} from 1 organization: 0 memories, 0 in project pools, 0 proposals, 0 API keys, 0 project accesses, 0 invitations\n`,
+      stderr: '',
+    });
+    expect(await mnemo('admin', 'user', 'erase', '--json')).toMatchObject({ code: 2 });
   });
 });

@@ -27,6 +27,7 @@ const USAGE_LINES = [
   'mnemo admin org set --org ID [--memory on|off] [--user-override members|admins]',
   'mnemo admin user create --email EMAIL [--id UUID] [--name NAME] [--password PW]',
   'mnemo admin user set --user ID [--status active|suspended|banned] [--password-stdin]',
+  'mnemo admin user erase --user ID',
   'mnemo admin member add --org ID --user ID [--role owner|admin|member]',
   'mnemo admin member remove --org ID --user ID',
   'mnemo admin project create --org ID --name NAME [--id UUID]',

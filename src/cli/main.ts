@@ -25,7 +25,7 @@ import {
 import { projectCreate, projectGrant, projectRevoke } from './project.ts';
 import { migrate, serve } from './serve.ts';
 import { token } from './token.ts';
-import { userCreate, userSet } from './user.ts';
+import { userCreate, userErase, userSet } from './user.ts';
 
 /** Every command, in the order `mnemo help` lists them. */
 const COMMANDS: readonly Command[] = [
@@ -35,6 +35,7 @@ const COMMANDS: readonly Command[] = [
   orgSet,
   userCreate,
   userSet,
+  userErase,
   memberAdd,
   memberRemove,
   projectCreate,

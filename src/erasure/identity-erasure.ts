@@ -42,16 +42,20 @@ export function createIdentityErasure(deps: ErasureDeps) {
   const now = deps.now ?? Date.now;
   const rowLocks = deps.database.dialect === 'postgres';
 
+  /** Erases `userId` from the organizations `orgIds` and everywhere else, in `trx`. */
   async function eraseIn(
     trx: Kysely<Tables>,
-    orgId: string,
+    orgIds: readonly string[],
     userId: string,
     at: number,
   ): Promise<{ summary: ErasureSummary; memories: ErasedMemories }> {
     if (rowLocks) await lockUserRow(trx, userId);
     const memories = await deps.memories.eraseMemoriesOf(trx, userId, at);
-    const projectGrants = await deleteOrganizationGrants(trx, orgId, userId);
-    await deleteMembership(trx, orgId, userId);
+    let projectGrants = 0;
+    for (const orgId of orgIds) {
+      projectGrants += await deleteOrganizationGrants(trx, orgId, userId);
+      await deleteMembership(trx, orgId, userId);
+    }
     const apiKeys = await deleteKeysOfUser(trx, userId);
     await deleteClientsOfServiceUser(trx, userId);
     await endAccountSessions(trx, userId);
@@ -87,7 +91,7 @@ export function createIdentityErasure(deps: ErasureDeps) {
       const done = await deps.database.write(async (trx) => {
         const userId = await request.find(trx);
         if (userId === undefined) return undefined;
-        const erased = await eraseIn(trx, request.orgId, userId, now());
+        const erased = await eraseIn(trx, [request.orgId], userId, now());
         await recordAudit(trx, {
           orgId: request.orgId,
           actorId: request.actorId,
@@ -101,7 +105,101 @@ export function createIdentityErasure(deps: ErasureDeps) {
       deps.storesErased(done.memories.erasedStores);
       return done.summary;
     },
+
+    /**
+     * Erases a person everywhere: what `erase` erases of an identity, in every organization they
+     * belong to, and the invitations sent to their email; audited once in each of those
+     * organizations as `action`, by `actorId`. Refused, erasing nothing, while they are the only
+     * owner of an organization that has other members: it would be left with no one to run it.
+     * Undefined when there is no such user (or only the id of one erased before).
+     */
+    async eraseAccount(request: {
+      readonly userId: string;
+      readonly actorId: string;
+      readonly action: string;
+    }): Promise<AccountErasure | undefined> {
+      const { userId } = request;
+      const done = await deps.database.write(async (trx) => {
+        const user = await trx
+          .selectFrom('users')
+          .select(['id', 'email', 'status'])
+          .where('id', '=', userId)
+          .$if(rowLocks, (q) => q.forUpdate())
+          .executeTakeFirst();
+        if (!user || user.status === 'erased') return undefined;
+        const memberships = await trx
+          .selectFrom('memberships as m')
+          .innerJoin('organizations as o', 'o.id', 'm.org_id')
+          .select(['m.org_id', 'm.role', 'o.name'])
+          .where('m.user_id', '=', userId)
+          .orderBy('o.name')
+          .execute();
+        const leftWithoutOwner = [];
+        for (const membership of memberships) {
+          if (membership.role !== 'owner') continue;
+          const others = await othersOf(trx, membership.org_id, userId);
+          if (others.owners === 0 && others.members > 0) leftWithoutOwner.push(membership);
+        }
+        if (leftWithoutOwner.length > 0) {
+          return {
+            refused: leftWithoutOwner.map((m) => ({ id: m.org_id, name: m.name })),
+          } as const;
+        }
+        const orgIds = memberships.map((m) => m.org_id);
+        const erased = await eraseIn(trx, orgIds, userId, now());
+        const invitations =
+          user.email === null
+            ? 0
+            : Number(
+                (
+                  await trx
+                    .deleteFrom('invitations')
+                    .where('email', '=', user.email)
+                    .executeTakeFirst()
+                ).numDeletedRows,
+              );
+        const summary = { ...erased.summary, invitations };
+        for (const orgId of orgIds) {
+          await recordAudit(trx, {
+            orgId,
+            actorId: request.actorId,
+            targetId: userId,
+            action: request.action,
+            details: summary,
+          });
+        }
+        return { summary, organizations: orgIds.length, memories: erased.memories };
+      });
+      if (!done) return undefined;
+      if ('refused' in done) return { refused: done.refused };
+      deps.storesErased(done.memories.erasedStores);
+      return { summary: done.summary, organizations: done.organizations };
+    },
   };
 }
+
+/** How many owners, and members of any role, an organization has besides `userId`. */
+async function othersOf(trx: Kysely<Tables>, orgId: string, userId: string) {
+  const row = await trx
+    .selectFrom('memberships')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('members'),
+      eb.fn.count<number | string>(eb.case().when('role', '=', 'owner').then(1).end()).as('owners'),
+    ])
+    .where('org_id', '=', orgId)
+    .where('user_id', '!=', userId)
+    .executeTakeFirstOrThrow();
+  return { members: Number(row.members), owners: Number(row.owners) };
+}
+
+/** What erasing a person everywhere did, or why it did nothing. */
+export type AccountErasure =
+  | {
+      readonly summary: ErasureSummary & { readonly invitations: number };
+      /** The organizations they belonged to, in each of which it is audited. */
+      readonly organizations: number;
+    }
+  /** The organizations they alone own and others belong to: nothing was erased. */
+  | { readonly refused: readonly { readonly id: string; readonly name: string }[] };
 
 export type IdentityErasure = ReturnType<typeof createIdentityErasure>;
