@@ -24,6 +24,27 @@ import { buildStudio } from './build-studio.ts';
 const OUT = fileURLToPath(new URL('../../docs/studio/', import.meta.url));
 const DAY_MS = 86_400_000;
 
+/** A file as someone would bring from another tool: most lines fine, one folding, two refused. */
+const IMPORT_FILE = [
+  {
+    content: 'Pairs with Katherine on Tuesdays and Thursdays',
+    category: 'relationship',
+    createdAt: '2025-03-04T09:15:00Z',
+  },
+  { content: 'Prefers PostgreSQL over MySQL for anything transactional', category: 'preference' },
+  {
+    content: 'Speaks at the internal platform guild every quarter',
+    createdAt: '2025-01-20T16:00:00+01:00',
+  },
+  { content: 'Prefers concise answers: code first, explanation after' },
+  { content: 'Is learning Rust for the new settlement engine', category: 'goal' },
+  { content: 'Has a standing 1:1 with Grace on Mondays', category: 'relationship' },
+  { content: 'Moved to the Lisbon office', createdAt: '2999-01-01T00:00:00Z' },
+  { content: 'Uses a split keyboard', source: 'old-notes' },
+]
+  .map((line) => JSON.stringify(line))
+  .join('\n');
+
 interface Shot {
   readonly name: string;
   readonly path: string;
@@ -341,6 +362,42 @@ async function main() {
         name: 'memories-project-pool',
         path: `/memories/projects/${ledger}`,
         ready: (p) => p.getByText('Cut-over is planned').waitFor(),
+      },
+      {
+        name: 'memories-import',
+        path: '/memories',
+        ready: (p) => p.getByRole('table').getByText('Pairs with Katherine').waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Import' }).click();
+          await p.getByLabel('File').setInputFiles({
+            name: 'notes.jsonl',
+            mimeType: 'application/x-ndjson',
+            buffer: Buffer.from(IMPORT_FILE),
+          });
+        },
+      },
+      {
+        name: 'memories-import-results',
+        path: '/memories',
+        ready: (p) => p.getByRole('list', { name: 'Import results' }).waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Import' }).click();
+          await p.getByLabel('File').setInputFiles({
+            name: 'notes.jsonl',
+            mimeType: 'application/x-ndjson',
+            buffer: Buffer.from(IMPORT_FILE),
+          });
+          await p.getByRole('button', { name: /^Import \d+ memories$/ }).click();
+        },
+      },
+      {
+        name: 'memories-delete-all',
+        path: `/memories/projects/${ledger}`,
+        ready: (p) => p.getByRole('dialog', { name: /^Delete all/ }).waitFor(),
+        act: async (p) => {
+          await p.getByText('Cut-over is planned').waitFor();
+          await p.getByRole('button', { name: 'Delete all' }).click();
+        },
       },
       {
         name: 'projects',

@@ -15,6 +15,7 @@ import { explainPoolChange, MemoryRow } from './memory-row.tsx';
 import { itemQuery, type MemoryScope } from './memory-scope.ts';
 import { scheduleDelete, usePendingDeletes } from './pending-deletes.ts';
 import { StorePicker, useMembers, useProjects } from './store-picker.tsx';
+import { StoreTransfer } from './store-transfer.tsx';
 import type { MemoryItem } from './sync-mirror.ts';
 import { UndoToasts } from './undo-toasts.tsx';
 import { type SyncStatus, useMemorySync } from './use-memory-sync.ts';
@@ -151,6 +152,7 @@ export function MemoriesPage(props: {
     });
   };
 
+  const storeName = useStoreName(scope);
   const empty = all.length === 0 && pendingDeletes.length === 0;
   return (
     <Page
@@ -191,6 +193,16 @@ export function MemoriesPage(props: {
           <ErrorNotice error={deleteError} explain={(error) => explainPoolChange(scope, error)} />
           {/* A pull that failed and will be tried again: what is shown may be behind. */}
           {sync.status === 'retrying' ? <ErrorNotice error={sync.error} /> : null}
+          {sync.status === 'loading' ? null : (
+            <StoreTransfer
+              scope={scope}
+              store={storeName}
+              count={all.length}
+              canImport={canAdd}
+              canDeleteAll={scope.kind !== 'project' || poolAccess === 'owner'}
+              onChanged={sync.pullNow}
+            />
+          )}
           {sync.status === 'loading' ? (
             <Loading what="memories" />
           ) : empty ? (
@@ -316,6 +328,26 @@ function SyncLine(props: { status: SyncStatus; shown: number; total: number }) {
       </span>
     </div>
   );
+}
+
+/** The store in a few words, as a sentence names it: "your store", "the pool of “Atlas”". */
+function useStoreName(scope: MemoryScope): string {
+  const projects = useProjects();
+  const members = useMembers(scope.kind === 'member' && !scope.endUser);
+  if (scope.kind === 'project') {
+    const project = projects.data?.find((p) => p.id === scope.projectId);
+    return project ? `the pool of “${project.name}”` : 'this pool';
+  }
+  if (scope.kind === 'member') {
+    const name = scope.endUser
+      ? (scope.endUser.name ?? scope.endUser.externalId)
+      : (() => {
+          const member = members.data?.find((m) => m.userId === scope.userId);
+          return member ? (member.name ?? member.email) : undefined;
+        })();
+    return name ? `${name}’s store` : 'this store';
+  }
+  return 'your store';
 }
 
 /** The line under the title: whose store this is, in words. */
