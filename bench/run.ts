@@ -17,9 +17,10 @@
  *   npm run bench -- --only studio                          # the studio: first load, 5,000 memories
  *   npm run bench -- --only search                          # search: quality, LoCoMo, latency, adds
  *   npm run bench -- --only search --parts quality,locomo --setups sqlite   # search's quality alone
+ *   npm run bench -- --only bulk                            # import, export, erase of 100,000
  *   BENCH_CPU_PROF=<dir> npm run bench -- --only get-one    # a V8 CPU profile per process
  *
- * `--only` takes scenario names, `gateway`, `studio` and `search`; `--connections` and `--setups`
+ * `--only` takes scenario names, `gateway`, `studio`, `search` and `bulk`; `--connections` and `--setups`
  * are the memory scenarios' (the gateway runs at 1 and 16 connections, on SQLite). `--setups`
  * takes setup ids (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres); search runs
  * on one process of each engine named, searches with one connection and adds with
@@ -38,6 +39,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchBulk } from './bulk/run-bulk.ts';
 import { benchGateway, type GatewayOutcome } from './gateway/run-gateway.ts';
 import {
   describeMachine,
@@ -80,7 +82,9 @@ const GATEWAY = 'gateway';
 const STUDIO = 'studio';
 /** The name `--only` takes for search's part; it runs only when named. */
 const SEARCH = 'search';
-const PARTS = [GATEWAY, STUDIO, SEARCH];
+/** The name `--only` takes for bulk import, export and erase; it runs only when named. */
+const BULK = 'bulk';
+const PARTS = [GATEWAY, STUDIO, SEARCH, BULK];
 /** The search part's runs, shorter than the memory scenarios' (it has 28 of them). */
 const SEARCH_SECONDS = '5';
 const SEARCH_WARMUP = '1';
@@ -100,6 +104,8 @@ interface Options {
         readonly setups: readonly Setup[];
       }
     | undefined;
+  /** The bulk part: one process of each engine chosen; none when not asked. */
+  readonly bulk: { readonly setups: readonly Setup[] } | undefined;
   readonly json: boolean;
   readonly strict: boolean;
 }
@@ -225,6 +231,11 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
   const connections = count('connections', values.connections, 1);
   const searchSetups = selectSetups(values.setups, [], () => {});
   const searchParts = selectSearchParts(values.parts, only?.includes(SEARCH) ?? false);
+  // One process of each engine chosen: search and bulk are measured per engine.
+  const onePerEngine = SETUPS.filter(
+    (s) =>
+      s.processes === 1 && !s.control && searchSetups.some((chosen) => chosen.engine === s.engine),
+  );
   return {
     load: {
       seconds: count('seconds', values.seconds ?? '10', 1),
@@ -236,6 +247,7 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
     setups: scenarios.length === 0 ? [] : selectSetups(values.setups, scenarios, log),
     gateway,
     studio,
+    bulk: only?.includes(BULK) ? { setups: onePerEngine } : undefined,
     search: only?.includes(SEARCH)
       ? {
           parts: searchParts,
@@ -246,13 +258,7 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
             // One setup at a time, each run whole: search compares queries, not setups.
             slice: Number.MAX_SAFE_INTEGER,
           },
-          // One process of each engine chosen: search is measured per engine.
-          setups: SETUPS.filter(
-            (s) =>
-              s.processes === 1 &&
-              !s.control &&
-              searchSetups.some((chosen) => chosen.engine === s.engine),
-          ),
+          setups: onePerEngine,
         }
       : undefined,
     json: values.json,
@@ -351,6 +357,7 @@ async function main(): Promise<number> {
   let gateway: GatewayOutcome | undefined;
   let studio: StudioOutcome | undefined;
   let search: SearchOutcome | undefined;
+  let bulk: Awaited<ReturnType<typeof benchBulk>> | undefined;
   try {
     if (options.scenarios.length > 0) {
       memory = await benchMemory(options, machine, engines, dir, profileDir, out, log);
@@ -360,6 +367,12 @@ async function main(): Promise<number> {
     if (options.search) {
       out('');
       search = await benchSearch({ ...options.search, dir, profileDir, log }, out);
+      out(`load average after the run: ${loadAverage().join(' ')}`);
+    }
+    if (options.bulk) {
+      out('');
+      const { connections } = options.load;
+      bulk = await benchBulk({ ...options.bulk, connections, dir, profileDir, log }, out);
       out(`load average after the run: ${loadAverage().join(' ')}`);
     }
     if (options.gateway) {
@@ -381,13 +394,15 @@ async function main(): Promise<number> {
       ...(gateway && { gateway: gateway.json }),
       ...(studio && { studio: studio.json }),
       ...(search && { search: search.json }),
+      ...(bulk && { bulk: bulk.json }),
     };
     out(JSON.stringify(json, null, 2));
   }
   if (profileDir) log(`CPU profiles: ${profileDir}`);
 
-  const broken = Boolean(memory?.broken || gateway?.broken || studio?.broken || search?.broken);
-  const missed = Boolean(memory?.missed || gateway?.missed || studio?.missed || search?.missed);
+  const parts = [memory, gateway, studio, search, bulk];
+  const broken = parts.some((part) => part?.broken);
+  const missed = parts.some((part) => part?.missed);
   if (missed && !options.strict) log('missed targets change the exit code only with --strict');
   return broken || (missed && options.strict) ? 1 : 0;
 }

@@ -90,7 +90,38 @@ test('category= deletes that category only; an unknown one is a 400 that deletes
     'Lives in Porto',
     'No category',
   ]);
+  // The store's search counts are what its memories hold (search ranks by them).
+  expect(await searchCounts(who.userId)).toEqual(await recountedSearchCounts(who.userId));
+  expect((await erase(who)).json()).toEqual({ ok: true, deleted: 2 });
+  expect(await searchCounts(who.userId)).toEqual({ memories: 0, terms: 0 });
 });
+
+/** The search counts row of `userId`'s store, as numbers. */
+async function searchCounts(userId: string) {
+  const row = await t.database.db
+    .selectFrom('memory_search_counts as c')
+    .innerJoin('scopes as s', 's.id', 'c.scope_id')
+    .select(['c.memories', 'c.terms'])
+    .where('s.owner_id', '=', userId)
+    .where('s.kind', '=', 'user')
+    .executeTakeFirstOrThrow();
+  return { memories: Number(row.memories), terms: Number(row.terms) };
+}
+
+/** The same counted from the store's memories as they are. */
+async function recountedSearchCounts(userId: string) {
+  const rows = await t.database.db
+    .selectFrom('memories as m')
+    .innerJoin('scopes as s', 's.id', 'm.scope_id')
+    .select('m.search_terms')
+    .where('s.owner_id', '=', userId)
+    .where('m.search_terms', '<>', '')
+    .execute();
+  return {
+    memories: rows.length,
+    terms: rows.reduce((sum, row) => sum + row.search_terms.split(' ').length, 0),
+  };
+}
 
 test("a pool is erased by its owners only; another member's store as the override rules allow, audited once with the count", async () => {
   const owner = await member(await t.fixtures.org({ userOverride: 'admins' }), 'owner');

@@ -1,10 +1,29 @@
-import { sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Database } from '../db/database.ts';
+import type { Tables } from '../db/tables.ts';
 import type { CursorScope } from './cursor.ts';
 import type { MemoryRepository } from './memory.repository.ts';
 import type { Category } from './memory.schemas.ts';
 import type { AuditedAct } from './memory-writes.ts';
+
+/** PostgreSQL: the longest the erase's statements may run (a request's usual limit is 5 s). */
+const ERASE_TIMEOUT_MS = 60_000;
+
+/**
+ * What the memories an erase deletes count for in the store's search counts: how many hold terms,
+ * and their terms (the words of `search_terms`, one space apart, as the counts trigger counts).
+ */
+async function countsOf(trx: Kysely<Tables>, scopeId: string, inCategory: RawBuilder<unknown>) {
+  const { rows } = await sql<{ memories: number | string; terms: number | string | null }>`
+    select count(*) as memories,
+      sum(length(m.search_terms) - length(replace(m.search_terms, ' ', '')) + 1) as terms
+    from memories as m
+    where m.scope_id = ${scopeId} and m.deleted_at is null and m.search_terms <> '' ${inCategory}`.execute(
+    trx,
+  );
+  return { memories: Number(rows[0]?.memories ?? 0), terms: Number(rows[0]?.terms ?? 0) };
+}
 
 export interface StoreErase {
   readonly scope: CursorScope;
@@ -29,10 +48,22 @@ export async function eraseStore(
   erase: StoreErase,
 ): Promise<number> {
   const { database, repository } = deps;
+  const postgres = database.dialect === 'postgres';
   return database.write(async (trx) => {
     const state = await repository.lockScope(trx, erase.scope);
     const start = state.version;
     const inCategory = erase.category === null ? sql`` : sql`and m.category = ${erase.category}`;
+    // PostgreSQL's counts trigger would update the store's counts row once per memory, 100,000
+    // times for a large store: the erase counts what goes once, and tells the trigger to leave
+    // its rows (as mnemo_add_memories does, migration 2026-11-28T02_search_words). The one
+    // statement may take longer than a request's usual limit on a very large store.
+    const gone = postgres
+      ? await countsOf(trx, state.id, inCategory)
+      : { memories: 0, terms: 0 };
+    if (postgres) {
+      await sql`select set_config('statement_timeout', ${String(ERASE_TIMEOUT_MS)}, true),
+        set_config('mnemo.search_counts_kept_by_writer', 'on', true)`.execute(trx);
+    }
     // `at`, or one past the memory's last change: `updatedAt` strictly increases.
     const after = sql`case when ${erase.at} > memories.updated_at then ${erase.at}
       else memories.updated_at + 1 end`;
@@ -43,6 +74,13 @@ export async function eraseStore(
         where m.scope_id = ${state.id} and m.deleted_at is null ${inCategory}) as erased
       where memories.id = erased.id`.execute(trx);
     const count = Number(erased.numAffectedRows ?? 0);
+    if (postgres) {
+      await sql`select set_config('mnemo.search_counts_kept_by_writer', 'off', true)`.execute(trx);
+      if (gone.memories > 0) {
+        await sql`update memory_search_counts set memories = memories - ${gone.memories},
+          terms = terms - ${gone.terms} where scope_id = ${state.id}`.execute(trx);
+      }
+    }
     if (count > 0) {
       await trx
         .updateTable('scopes')
