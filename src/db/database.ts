@@ -249,8 +249,17 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
       // reads are pages in an index's order: with sorts off, a planner whose statistics are
       // stale (a store filled since the last analyze) still walks that index, where it would
       // sort the store again for every page (40 ms a page at 20,000 memories, measured).
-      await sql`select set_config('idle_in_transaction_session_timeout', ${String(SNAPSHOT_IDLE_TIMEOUT_MS)}, true),
-        set_config('enable_sort', 'off', true)`.execute(trx);
+      try {
+        await sql`select set_config('idle_in_transaction_session_timeout', ${String(SNAPSHOT_IDLE_TIMEOUT_MS)}, true),
+          set_config('enable_sort', 'off', true)`.execute(trx);
+      } catch (error) {
+        // The connection goes back to the pool either way, never left inside the transaction.
+        await trx
+          .rollback()
+          .execute()
+          .catch(() => undefined);
+        throw error;
+      }
       return { reader: trx, close: () => trx.commit().execute() };
     },
     write: (job) => retryOnConflict(() => db.transaction().execute(job)),
