@@ -81,8 +81,6 @@ export function benchEnv(extra: Record<string, string>): Record<string, string> 
     // warn, not info: a log line per request would cost the server more than some routes do.
     MNEMO_LOG_LEVEL: 'warn',
     MNEMO_RATE_LIMIT_PER_MINUTE: String(UNREACHED_RATE_LIMIT),
-    // Its most (just under a billion imported memories a minute): as far out of reach.
-    MNEMO_IMPORT_ITEMS_PER_MINUTE: '999999999',
     MNEMO_SEED_DEMO: 'off',
     ...extra,
   };
@@ -227,23 +225,24 @@ function seedStore(
 /**
  * Seeds `stores` on the store at `databaseUrl` once (as `seedOptions` say), then starts
  * `options.processes` `bench/server.ts serve` processes on it, all on one port, and waits until
- * each serves.
+ * each serves. `env` adds to, or overrides, benchEnv's variables.
  */
 export async function startMnemoServer(
   stores: Readonly<Record<string, number>>,
   databaseUrl: string,
   options: ProcessOptions,
   seedOptions?: SeedOptions,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ server: MnemoServer; group: BenchGroup }> {
   // The credentials name the service's URL, port included: seeded for the port served on.
   const port = await freePort(HOST);
-  const env = benchEnv({ MNEMO_DATABASE_URL: databaseUrl, PORT: String(port) });
-  const seed = await seedStore(stores, seedOptions, env, options.label);
+  const processEnv = benchEnv({ MNEMO_DATABASE_URL: databaseUrl, PORT: String(port), ...env });
+  const seed = await seedStore(stores, seedOptions, processEnv, options.label);
   const args = ['serve', ...(options.processes > 1 ? ['--reuse-port'] : [])];
   const group = await startGroup(
     port,
     (label) => nodeCommand(SERVER_SCRIPT, args, label, options.profileDir),
-    env,
+    processEnv,
     new RegExp(`^${SERVING_PREFIX}`, 'm'),
     options,
   );

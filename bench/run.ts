@@ -9,7 +9,9 @@
  * the chat gateway (bench/gateway/): mnemo's /v1/chat/completions against the upstream
  * simulator it fronts and against Portkey's gateway, in the same run. Search (bench/search/)
  * only when asked for: its quality on a labelled set and on five conversations of LoCoMo, its
- * latency at 100,000 memories and what its index costs an add, on SQLite and PostgreSQL.
+ * latency at 100,000 memories and what its index costs an add, on SQLite and PostgreSQL. Bulk
+ * (bench/bulk/) only when asked for too: 100,000 memories imported against single adds,
+ * exported, and erased in one request, on SQLite and PostgreSQL.
  *
  *   npm run bench -- [--seconds 10] [--warmup 3] [--connections 100] [--slice 2]
  *                    [--only get-one,post] [--setups sqlite,postgres-2] [--json] [--strict]
@@ -20,11 +22,12 @@
  *   npm run bench -- --only bulk                            # import, export, erase of 100,000
  *   BENCH_CPU_PROF=<dir> npm run bench -- --only get-one    # a V8 CPU profile per process
  *
- * `--only` takes scenario names, `gateway`, `studio`, `search` and `bulk`; `--connections` and `--setups`
- * are the memory scenarios' (the gateway runs at 1 and 16 connections, on SQLite). `--setups`
- * takes setup ids (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres); search runs
- * on one process of each engine named, searches with one connection and adds with
- * `--connections`, 5 s measured after 1 s of warm-up unless `--seconds` or `--warmup` say.
+ * `--only` takes scenario names, `gateway`, `studio`, `search` and `bulk`; `--connections` and
+ * `--setups` are the memory scenarios' (the gateway runs at 1 and 16 connections, on SQLite).
+ * `--setups` takes setup ids (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres);
+ * search runs on one process of each engine named, searches with one connection and adds with
+ * `--connections`, 5 s measured after 1 s of warm-up unless `--seconds` or `--warmup` say;
+ * bulk likewise, its single adds as search's adds.
  * `--parts` (with `--only search`) runs some of search's parts only: `quality` (the labelled
  * set), `locomo`, `latency`, `adds`; all four by default.
  * PostgreSQL setups create their databases on MNEMO_BENCH_POSTGRES_URL
@@ -39,7 +42,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchBulk } from './bulk/run-bulk.ts';
+import { type BulkOutcome, benchBulk } from './bulk/run-bulk.ts';
 import { benchGateway, type GatewayOutcome } from './gateway/run-gateway.ts';
 import {
   describeMachine,
@@ -85,7 +88,7 @@ const SEARCH = 'search';
 /** The name `--only` takes for bulk import, export and erase; it runs only when named. */
 const BULK = 'bulk';
 const PARTS = [GATEWAY, STUDIO, SEARCH, BULK];
-/** The search part's runs, shorter than the memory scenarios' (it has 28 of them). */
+/** The search part's runs, shorter than the memory scenarios' (it has 28 of them); bulk's too. */
 const SEARCH_SECONDS = '5';
 const SEARCH_WARMUP = '1';
 
@@ -104,8 +107,8 @@ interface Options {
         readonly setups: readonly Setup[];
       }
     | undefined;
-  /** The bulk part: one process of each engine chosen; none when not asked. */
-  readonly bulk: { readonly setups: readonly Setup[] } | undefined;
+  /** The bulk part: its single adds' load, one process per engine chosen; none when not asked. */
+  readonly bulk: { readonly load: LoadOptions; readonly setups: readonly Setup[] } | undefined;
   readonly json: boolean;
   readonly strict: boolean;
 }
@@ -247,7 +250,17 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
     setups: scenarios.length === 0 ? [] : selectSetups(values.setups, scenarios, log),
     gateway,
     studio,
-    bulk: only?.includes(BULK) ? { setups: onePerEngine } : undefined,
+    bulk: only?.includes(BULK)
+      ? {
+          load: {
+            seconds: count('seconds', values.seconds ?? SEARCH_SECONDS, 1),
+            warmup: count('warmup', values.warmup ?? SEARCH_WARMUP, 0),
+            connections,
+            slice: Number.MAX_SAFE_INTEGER,
+          },
+          setups: onePerEngine,
+        }
+      : undefined,
     search: only?.includes(SEARCH)
       ? {
           parts: searchParts,
@@ -328,7 +341,12 @@ async function main(): Promise<number> {
   // Every engine is checked before any load: a run that stops after minutes helps no one.
   const engines: string[] = [];
   try {
-    for (const setup of [...options.setups, ...(options.search?.setups ?? [])]) {
+    const setups = [
+      ...options.setups,
+      ...(options.search?.setups ?? []),
+      ...(options.bulk?.setups ?? []),
+    ];
+    for (const setup of setups) {
       const line = await setup.probe();
       if (line !== undefined && !engines.includes(line)) engines.push(line);
     }
@@ -357,7 +375,7 @@ async function main(): Promise<number> {
   let gateway: GatewayOutcome | undefined;
   let studio: StudioOutcome | undefined;
   let search: SearchOutcome | undefined;
-  let bulk: Awaited<ReturnType<typeof benchBulk>> | undefined;
+  let bulk: BulkOutcome | undefined;
   try {
     if (options.scenarios.length > 0) {
       memory = await benchMemory(options, machine, engines, dir, profileDir, out, log);
@@ -371,8 +389,7 @@ async function main(): Promise<number> {
     }
     if (options.bulk) {
       out('');
-      const { connections } = options.load;
-      bulk = await benchBulk({ ...options.bulk, connections, dir, profileDir, log }, out);
+      bulk = await benchBulk({ ...options.bulk, dir, profileDir, log }, out);
       out(`load average after the run: ${loadAverage().join(' ')}`);
     }
     if (options.gateway) {

@@ -6,9 +6,13 @@ export interface BulkFigures {
   singlePerSecond?: number;
   importPerSecond?: number;
   exportPerSecond?: number;
-  /** The server process's resident memory, MB: idle before the export, and its peak during. */
-  rssIdleMb?: number;
-  rssPeakMb?: number;
+  /**
+   * The server process's resident memory, MB: once started, idle before the export (after the
+   * adds and the import), and its peak during; undefined where /proc could not be read.
+   */
+  rssStartMb?: number | undefined;
+  rssIdleMb?: number | undefined;
+  rssPeakMb?: number | undefined;
   /** The one DELETE's time. */
   eraseSeconds?: number;
   /** The pull from the cursor read before the erase answered every id deleted, and nothing else. */
@@ -119,7 +123,10 @@ const figure = (value: number | undefined, text: (value: number) => string) =>
   value === undefined ? '–' : text(value);
 const megabytes = (value: number) => value.toFixed(0);
 
-/** One row per measure, one column per engine, the targets' rows with their verdicts; then what failed. */
+/**
+ * The table: a row per measure, a column per engine, each judged figure beside its verdict;
+ * then what failed on an engine.
+ */
 export function formatBulk(runs: readonly BulkRun[], setting: BulkSetting): string {
   const rows: Row[] = [
     measured(
@@ -132,7 +139,8 @@ export function formatBulk(runs: readonly BulkRun[], setting: BulkSetting): stri
     ),
     judged(BULK_TARGETS.importRatio),
     judged(BULK_TARGETS.exportRate),
-    measured('server RSS idle, MB', (f) => figure(f.rssIdleMb, megabytes)),
+    measured('server RSS once started, MB', (f) => figure(f.rssStartMb, megabytes)),
+    measured('server RSS idle before the export, MB', (f) => figure(f.rssIdleMb, megabytes)),
     measured('server RSS peak while exporting, MB', (f) => figure(f.rssPeakMb, megabytes)),
     judged(BULK_TARGETS.exportMemory),
     judged(BULK_TARGETS.erase),

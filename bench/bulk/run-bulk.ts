@@ -12,7 +12,14 @@
  * The server runs with its rate limits off (MNEMO_RATE_LIMIT_PER_MINUTE=0, which turns the
  * import budget off too): 100,000 memories are ten minutes of the default import budget.
  */
-import { expectCall, type ListBody, listMemories, type MnemoServer, storeHeaders, storeOf } from '../api-client.ts';
+import {
+  expectCall,
+  type ListBody,
+  listMemories,
+  type MnemoServer,
+  storeHeaders,
+  storeOf,
+} from '../api-client.ts';
 import { measure } from '../load.ts';
 import { memoryText } from '../memory-text.ts';
 import { startMnemoServer } from '../processes.ts';
@@ -46,12 +53,16 @@ export interface BulkOutcome {
 }
 
 /** Runs the bulk part on each setup in turn and prints its table on `out`. */
-export async function benchBulk(options: BulkOptions, out: (text: string) => void): Promise<BulkOutcome> {
+export async function benchBulk(
+  options: BulkOptions,
+  out: (text: string) => void,
+): Promise<BulkOutcome> {
   out('## Bulk: import, export, erase');
   out('');
   const runs: BulkRun[] = [];
   for (const setup of options.setups) runs.push(await runOn(setup, options));
-  const setting = { memories: MEMORIES, perImport: PER_IMPORT, ...options.load };
+  const { connections, seconds } = options.load;
+  const setting = { memories: MEMORIES, perImport: PER_IMPORT, connections, seconds };
   out(formatBulk(runs, setting));
   out('');
   return {
@@ -99,13 +110,14 @@ async function steps(
   log: (line: string) => void,
   options: BulkOptions,
 ): Promise<void> {
+  figures.rssStartMb = await quietResidentMb(pid);
   log(`single adds, ${options.load.connections} connections`);
   figures.singlePerSecond = await singleAdds(server, storeOf(server, 'singles'), options.load);
   const store = storeOf(server, 'bulk');
   log(`importing ${MEMORIES} memories`);
   const imported = await importAll(server, store);
   figures.importPerSecond = imported.perSecond;
-  log('waiting for the server to hold still, then exporting');
+  log('exporting, once the server holds still');
   figures.rssIdleMb = await quietResidentMb(pid);
   const exported = await exportAll(server, store, pid);
   figures.exportPerSecond = exported.perSecond;
@@ -149,7 +161,10 @@ async function singleAdds(
 }
 
 interface ImportAnswer {
-  readonly results: ReadonlyArray<{ readonly status: string; readonly memory?: { readonly id: string } }>;
+  readonly results: ReadonlyArray<{
+    readonly status: string;
+    readonly memory?: { readonly id: string };
+  }>;
   readonly created: number;
   readonly folded: number;
   readonly invalid: number;
@@ -184,36 +199,44 @@ async function importAll(server: MnemoServer, store: BenchStore) {
   return { perSecond: MEMORIES / seconds, ids };
 }
 
-/**
- * The store streamed to its end and its lines counted, the server's resident memory sampled
- * meanwhile: memories a second, from the request sent to the last byte read.
- */
-async function exportAll(server: MnemoServer, store: BenchStore, pid: number) {
-  const sampler = samplePeak(pid, RSS_EVERY_MS);
-  let lines = 0;
-  let response: Response;
-  const started = performance.now();
-  try {
-    response = await fetch(`${server.origin}/api/v1/memory/export`, {
-      headers: storeHeaders(server, store),
-    });
-    if (response.status !== 200 || !response.body) {
-      throw new Error(`export: ${response.status} ${(await response.text()).slice(0, 300)}`);
-    }
-    for await (const chunk of response.body) {
-      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
-    }
-  } finally {
-    var rssPeakMb = sampler.stop();
+/** The store's export read to its end: its lines counted, and its headers. */
+async function streamExport(server: MnemoServer, store: BenchStore) {
+  const response = await fetch(`${server.origin}/api/v1/memory/export`, {
+    headers: storeHeaders(server, store),
+  });
+  if (response.status !== 200 || !response.body) {
+    throw new Error(`export: ${response.status} ${(await response.text()).slice(0, 300)}`);
   }
-  const seconds = (performance.now() - started) / 1000;
+  let lines = 0;
+  for await (const chunk of response.body) {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
+  }
   const type = response.headers.get('content-type') ?? '';
   const cursor = response.headers.get('mnemo-cursor');
   if (!type.startsWith(NDJSON) || cursor === null) {
     throw new Error(`export: answered ${type} with ${cursor === null ? 'no' : 'a'} Mnemo-Cursor`);
   }
   if (lines !== MEMORIES) throw new Error(`export: ${lines} lines, not ${MEMORIES}`);
-  return { perSecond: lines / seconds, rssPeakMb, cursor };
+  return { lines, cursor };
+}
+
+/**
+ * The store exported, the server's resident memory sampled meanwhile: memories a second, from
+ * the request sent to the last byte read, and the most memory the server held.
+ */
+async function exportAll(server: MnemoServer, store: BenchStore, pid: number) {
+  const sampler = samplePeak(pid, RSS_EVERY_MS);
+  const started = performance.now();
+  let streamed: Awaited<ReturnType<typeof streamExport>>;
+  try {
+    streamed = await streamExport(server, store);
+  } catch (error) {
+    sampler.stop();
+    throw error;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const rssPeakMb = sampler.stop();
+  return { perSecond: streamed.lines / seconds, rssPeakMb, cursor: streamed.cursor };
 }
 
 /** The store erased in one request: its time, in seconds. */
