@@ -24,7 +24,10 @@ import { buildStudio } from './build-studio.ts';
 const OUT = fileURLToPath(new URL('../../docs/studio/', import.meta.url));
 const DAY_MS = 86_400_000;
 
-/** A file as someone would bring from another tool: most lines fine, one folding, two refused. */
+/**
+ * A file as someone would bring from another tool: most lines fine, one folding, two refused by
+ * the server, and a note pasted as it was, which is no JSON.
+ */
 const IMPORT_FILE = [
   {
     content: 'Pairs with Katherine on Tuesdays and Thursdays',
@@ -43,6 +46,7 @@ const IMPORT_FILE = [
   { content: 'Uses a split keyboard', source: 'old-notes' },
 ]
   .map((line) => JSON.stringify(line))
+  .concat('Uses Vim keybindings everywhere')
   .join('\n');
 
 interface Shot {
@@ -52,6 +56,15 @@ interface Shot {
   readonly ready: (page: Page) => Promise<unknown>;
   /** Something to do on the page first (open a dialog, send a message). */
   readonly act?: (page: Page) => Promise<unknown>;
+  /** Undoes what `act` changed, so that every picture starts from the same data. */
+  readonly after?: (page: Page) => Promise<unknown>;
+}
+
+/** Ada's own memories now, by id. */
+async function ownMemoryIds(t: StudioTest): Promise<Set<string>> {
+  const response = await t.api(t.owner.id, 'GET', '/api/v1/memory');
+  const { memories } = (await response.json()) as { memories: { id: string }[] };
+  return new Set(memories.map((m) => m.id));
 }
 
 async function post(t: StudioTest, userId: string, path: string, body: unknown) {
@@ -352,6 +365,8 @@ async function main() {
   });
   try {
     const { ledger } = await seed(t);
+    /** Ada's memories before the import the results picture makes, deleted again after it. */
+    let beforeImport = new Set<string>();
     const shots: Shot[] = [
       {
         name: 'memories',
@@ -381,6 +396,7 @@ async function main() {
         path: '/memories',
         ready: (p) => p.getByRole('list', { name: 'Import results' }).waitFor(),
         act: async (p) => {
+          beforeImport = await ownMemoryIds(t);
           await p.getByRole('button', { name: 'Import' }).click();
           await p.getByLabel('File').setInputFiles({
             name: 'notes.jsonl',
@@ -388,6 +404,11 @@ async function main() {
             buffer: Buffer.from(IMPORT_FILE),
           });
           await p.getByRole('button', { name: /^Import \d+ memories$/ }).click();
+        },
+        after: async () => {
+          for (const id of await ownMemoryIds(t)) {
+            if (!beforeImport.has(id)) await t.api(t.owner.id, 'DELETE', `/api/v1/memory/${id}`);
+          }
         },
       },
       {
@@ -592,6 +613,7 @@ async function main() {
           await page.waitForTimeout(400);
           const file = join(OUT, `${shot.name}-${scheme}-${width}.png`);
           await page.screenshot({ path: file });
+          await shot.after?.(page);
           process.stdout.write(`${file}\n`);
         }
         await page.context().close();

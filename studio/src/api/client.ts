@@ -16,8 +16,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * leads back to sign-in); a 429 waits for its Retry-After quietly, since the rate budget is
  * shared with the person's own scripts. A request that got no answer is an ApiError with
  * status 0.
+ *
+ * `waitOutRateLimits: false` hands a 429 back instead, for work that shows its own waiting (an
+ * import, whose budget of memories a minute can mean a minute's pause):
+ *
+ * @example
+ * api.POST('/api/v1/memory/import', { body, fetch: createAuthorizedFetch(session, { waitOutRateLimits: false }) });
  */
-export function createAuthorizedFetch(session: Session) {
+export function createAuthorizedFetch(
+  session: Session,
+  options: { waitOutRateLimits?: boolean } = {},
+) {
+  const retries = options.waitOutRateLimits === false ? 0 : RATE_LIMIT_RETRIES;
   return async function authorizedFetch(request: Request): Promise<Response> {
     const send = async (token: string) => {
       const attempt = request.clone();
@@ -31,13 +41,19 @@ export function createAuthorizedFetch(session: Session) {
     };
     let response = await send(await session.accessToken());
     if (response.status === 401) response = await send(await session.renew());
-    for (let retry = 0; response.status === 429 && retry < RATE_LIMIT_RETRIES; retry++) {
-      const seconds = Number(response.headers.get('retry-after'));
-      await sleep(Math.min(MAX_RETRY_WAIT_MS, (Number.isFinite(seconds) ? seconds : 1) * 1000));
+    for (let retry = 0; response.status === 429 && retry < retries; retry++) {
+      await sleep(Math.min(MAX_RETRY_WAIT_MS, retryAfterSeconds(response) * 1000));
       response = await send(await session.accessToken());
     }
     return response;
   };
+}
+
+/** A 429's Retry-After in seconds (mnemo sends delay-seconds); 1 when it is missing or unreadable. */
+export function retryAfterSeconds(response: Response): number {
+  const header = response.headers.get('retry-after');
+  const seconds = header === null ? Number.NaN : Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : 1;
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;

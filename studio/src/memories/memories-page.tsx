@@ -12,10 +12,10 @@ import { CATEGORIES, UNCATEGORIZED } from './categories.ts';
 import type { Accepted, Proposal } from './memory-proposals.ts';
 import { landsIn, MemoryReview } from './memory-review.tsx';
 import { explainPoolChange, MemoryRow } from './memory-row.tsx';
-import { itemQuery, type MemoryScope } from './memory-scope.ts';
+import { itemQuery, type MemoryScope, scopeKey } from './memory-scope.ts';
 import { scheduleDelete, usePendingDeletes } from './pending-deletes.ts';
 import { StorePicker, useMembers, useProjects } from './store-picker.tsx';
-import { StoreTransfer } from './store-transfer.tsx';
+import { type StoreName, StoreTransfer } from './store-transfer.tsx';
 import type { MemoryItem } from './sync-mirror.ts';
 import { UndoToasts } from './undo-toasts.tsx';
 import { type SyncStatus, useMemorySync } from './use-memory-sync.ts';
@@ -195,12 +195,17 @@ export function MemoriesPage(props: {
           {sync.status === 'retrying' ? <ErrorNotice error={sync.error} /> : null}
           {sync.status === 'loading' ? null : (
             <StoreTransfer
+              key={scopeKey(scope)}
               scope={scope}
               store={storeName}
               count={all.length}
               canImport={canAdd}
               canDeleteAll={scope.kind !== 'project' || poolAccess === 'owner'}
-              onChanged={sync.pullNow}
+              onImported={sync.pullNow}
+              onDeletedAll={() => {
+                sync.deletedAll();
+                sync.pullNow();
+              }}
             />
           )}
           {sync.status === 'loading' ? (
@@ -330,24 +335,33 @@ function SyncLine(props: { status: SyncStatus; shown: number; total: number }) {
   );
 }
 
-/** The store in a few words, as a sentence names it: "your store", "the pool of “Atlas”". */
-function useStoreName(scope: MemoryScope): string {
+/**
+ * The store in a few words, as a sentence names it ("your store", "the pool of “Atlas”") and as
+ * a file name does (whose it is: "Ada Lovelace", "Atlas").
+ */
+function useStoreName(scope: MemoryScope): StoreName {
+  const { me } = useStudio();
   const projects = useProjects();
   const members = useMembers(scope.kind === 'member' && !scope.endUser);
   if (scope.kind === 'project') {
     const project = projects.data?.find((p) => p.id === scope.projectId);
-    return project ? `the pool of “${project.name}”` : 'this pool';
+    return project
+      ? { sentence: `the pool of “${project.name}”`, label: project.name }
+      : { sentence: 'this pool', label: 'pool' };
   }
   if (scope.kind === 'member') {
-    const name = scope.endUser
-      ? (scope.endUser.name ?? scope.endUser.externalId)
-      : (() => {
-          const member = members.data?.find((m) => m.userId === scope.userId);
-          return member ? (member.name ?? member.email) : undefined;
-        })();
-    return name ? `${name}’s store` : 'this store';
+    if (scope.endUser) {
+      const { name, externalId } = scope.endUser;
+      return { sentence: `${name ?? externalId}’s store`, label: externalId };
+    }
+    const member = members.data?.find((m) => m.userId === scope.userId);
+    if (!member) return { sentence: 'this store', label: 'member' };
+    return {
+      sentence: `${member.name ?? member.email}’s store`,
+      label: member.name ?? member.email.split('@')[0] ?? member.email,
+    };
   }
-  return 'your store';
+  return { sentence: 'your store', label: me.name ?? me.email.split('@')[0] ?? 'mine' };
 }
 
 /** The line under the title: whose store this is, in words. */

@@ -56,6 +56,13 @@ export function recordDelete(local: LocalWrites, id: string, at: number): LocalW
   return new Map(local).set(id, { item: undefined, at });
 }
 
+/** Memories this page deleted at once (a whole store, `DELETE /api/v1/memory`), at tick `at`. */
+export function recordDeletes(local: LocalWrites, ids: Iterable<string>, at: number): LocalWrites {
+  const next = new Map(local);
+  for (const id of ids) next.set(id, { item: undefined, at });
+  return next;
+}
+
 /** Forgets the writes that a pull asked at tick `askedAt` shows (or has superseded). */
 export function settle(local: LocalWrites, askedAt: number): LocalWrites {
   const kept = [...local].filter(([, write]) => write.at >= askedAt);

@@ -12,6 +12,7 @@ import {
   type Mirror,
   noLocalWrites,
   recordDelete,
+  recordDeletes,
   recordWrite,
   settle,
   visible,
@@ -37,6 +38,8 @@ export interface MemorySync {
   readonly syncedAt: number | undefined;
   readonly wrote: (item: MemoryItem) => void;
   readonly deleted: (id: string) => void;
+  /** The whole store was deleted (`DELETE /api/v1/memory` answered): every memory shown goes. */
+  readonly deletedAll: () => void;
   /** Pull now (after a folded save, whose answer carries no full memory). */
   readonly pullNow: () => void;
 }
@@ -181,6 +184,11 @@ export function useMemorySync(scope: MemoryScope): MemorySync {
       (id) => updateLocal((l) => recordDelete(l, id, ++tick.current)),
       [updateLocal],
     ),
+    deletedAll: useCallback(() => {
+      const at = ++tick.current;
+      const shown = [...visible(mirrorRef.current, localRef.current).keys()];
+      updateLocal((l) => recordDeletes(l, shown, at));
+    }, [updateLocal]),
     pullNow: useCallback(() => pullRef.current(), []),
   };
 }

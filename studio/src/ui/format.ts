@@ -13,6 +13,9 @@ const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
 export const formatDate = (iso: string) => date.format(new Date(iso));
 export const formatInteger = (n: number) => integer.format(n);
+/** A count with its noun: "1 memory", "1,234 memories". */
+export const formatCount = (n: number, one: string, many: string) =>
+  `${integer.format(n)} ${n === 1 ? one : many}`;
 export const formatUsd = (n: number) => usd.format(n);
 
 /** "3 minutes ago", "yesterday": for times people compare with now. */
