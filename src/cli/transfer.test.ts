@@ -284,22 +284,25 @@ describe('mnemo import', () => {
     const mnemo = await mnemoAs(who);
     const fixture = (name: string) =>
       fileURLToPath(new URL(`./fixtures/mem0/${name}`, import.meta.url));
-    const run = ok(await mnemo('import', fixture('platform-get-all.json'), '--format', 'mem0'));
+    const run = ok(await mnemo('import', fixture('platform-v2-list.json'), '--format', 'mem0'));
     expect(run.stdout).toBe(
-      `imported ${fixture('platform-get-all.json')}: 4 created, 0 folded into memories already there, 0 not imported (of 4)\n`,
+      `imported ${fixture('platform-v2-list.json')}: 6 created, 0 folded into memories already there, 0 not imported (of 6)\n`,
     );
     expect(
       (await list(who)).memories.map((m) => [m.content, m.category ?? null, m.createdAt]),
     ).toEqual([
+      ['Does not like spicy food', 'preference', '2024-07-26T06:57:00.108Z'],
       ['Works as a software engineer at a fintech startup', 'identity', '2024-07-26T10:30:12.100Z'],
-      ['Does not like spicy food', 'preference', '2024-07-26T17:29:36.630Z'],
       ['Planning a trip to Japan next spring', null, '2024-07-27T08:00:00.000Z'],
-      ['Sister is called Maya', 'relationship', '2024-07-28T12:00:00.000Z'],
+      ['Sister Maya lives in Lisbon', 'relationship', '2024-07-28T12:00:00.000Z'],
+      ['Wants to run a marathon before turning forty', 'goal', '2024-07-29T02:15:00.500Z'],
+      ['Just added, not categorised yet', null, '2024-07-30T16:00:00.000Z'],
     ]);
 
+    // get_memory_export's answer, {"data": {"memories": [...]}}: a record without text by its place.
     const exported = await mnemo(
       'import',
-      fixture('platform-export.json'),
+      fixture('platform-export-data.json'),
       '--format',
       'mem0',
       '--json',
@@ -311,19 +314,24 @@ describe('mnemo import', () => {
       invalid: 1,
       errors: [{ line: 3, error: 'no memory text (memory, text or content)' }],
     });
-    const mixed = await mnemo('import', fixture('platform-page.json'), '--format', 'mem0');
-    expect(mixed.code).toBe(0);
-    expect(mixed.stderr).toBe(
-      "mnemo: warning: the file holds the memories of 2 mem0 users (sam, kim); they all go to one store: import each user's file on its own to keep them apart\n",
+    const lines = await mnemo('import', fixture('get-all-lines.jsonl'), '--format', 'mem0');
+    expect(lines.code).toBe(0);
+    expect(lines.stderr).toBe(
+      "mnemo: warning: the file holds the memories of 2 mem0 users (lee, priya); they all go to one store: import each user's file on its own to keep them apart\n",
     );
-    const notMem0 = await mnemo(
-      'import',
-      fixture('../../../cli/mem0-import.ts'),
-      '--format',
-      'mem0',
+    expect(lines.stdout).toBe(
+      [
+        `imported ${fixture('get-all-lines.jsonl')}: 3 created, 0 folded into memories already there, 4 not imported (of 7)`,
+        '  line 4: its created_at is not a date-time: "yesterday"',
+        '  line 5: no memory text (memory, text or content)',
+        '  line 6: its memory is empty',
+        '  line 7: not JSON',
+        '',
+      ].join('\n'),
     );
+    const notMem0 = await mnemo('import', fixture('../../mem0-import.ts'), '--format', 'mem0');
     expect(notMem0.code).toBe(1);
-    expect(notMem0.stderr).toContain('mnemo: not a mem0 file (it is neither JSON nor JSON Lines)');
+    expect(notMem0.stderr).toMatch(/^mnemo: not a mem0 file: /);
   });
 
   test('refusals: a missing file, a store it may not write, a wrong command line', async () => {
