@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
+import { ERASED_CONTRIBUTOR } from '../memory/memory-erasure.ts';
 import { ensureSigningKey } from '../oauth/signing-keys.ts';
 import { verifyPassword } from '../orgs/passwords.ts';
 import { Browser } from '../testing/browser.ts';
@@ -617,78 +618,212 @@ describe('admin keys and admin audit', () => {
 });
 
 describe('admin user erase', () => {
+  /** How many rows of each table that could hold something of the person still do. */
+  async function traces(userId: string, email: string) {
+    const { db } = database;
+    const count = async (query: { execute(): Promise<unknown[]> }) =>
+      (await query.execute()).length;
+    const byUser = (table: 'memberships' | 'api_keys' | 'project_access' | 'oauth_connections') =>
+      count(db.selectFrom(table).select('user_id').where('user_id', '=', userId));
+    return {
+      users: await count(db.selectFrom('users').select('id').where('id', '=', userId)),
+      memberships: await byUser('memberships'),
+      apiKeys: await byUser('api_keys'),
+      projectGrants: await byUser('project_access'),
+      connections: await byUser('oauth_connections'),
+      stores: await count(db.selectFrom('scopes').select('id').where('owner_id', '=', userId)),
+      memories: await count(
+        db.selectFrom('memories').select('id').where('contributor_id', '=', userId),
+      ),
+      proposals: await count(
+        db.selectFrom('memory_proposals').select('id').where('user_id', '=', userId),
+      ),
+      oauthRecords: await count(
+        db.selectFrom('oauth_records').select('id').where('account_id', '=', userId),
+      ),
+      accountLinks: await count(
+        db.selectFrom('account_links').select('id').where('user_id', '=', userId),
+      ),
+      invitations: await count(
+        db.selectFrom('invitations').select('id').where('email', '=', email),
+      ),
+    };
+  }
+
+  /** A refresh token, a password reset link, a proposal and an invitation, as the server writes them. */
+  async function signInsAndWaiting(p: {
+    userId: string;
+    email: string;
+    orgId: string;
+    keyId: string;
+    invitedBy: string;
+  }) {
+    const at = Date.now();
+    const { db } = database;
+    await db
+      .insertInto('oauth_records')
+      .values({
+        model: 'RefreshToken',
+        id: randomUUID(),
+        payload: JSON.stringify({ accountId: p.userId }),
+        grant_id: randomUUID(),
+        user_code: null,
+        uid: null,
+        expires_at: at + 3_600_000,
+        consumed_at: null,
+        account_id: p.userId,
+      })
+      .execute();
+    await db
+      .insertInto('account_links')
+      .values({
+        id: randomUUID(),
+        purpose: 'password-reset',
+        secret_hash: randomUUID(),
+        user_id: p.userId,
+        email: null,
+        details: null,
+        created_at: at,
+        expires_at: at + 3_600_000,
+        used_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('memory_proposals')
+      .values({
+        id: randomUUID(),
+        org_id: p.orgId,
+        user_id: p.userId,
+        key_id: p.keyId,
+        project_id: null,
+        action: 'add',
+        memory_id: null,
+        content: 'Prefers window seats',
+        category: null,
+        created_at: at,
+      })
+      .execute();
+    await db
+      .insertInto('invitations')
+      .values({
+        id: randomUUID(),
+        org_id: p.orgId,
+        email: p.email,
+        role: 'member',
+        secret_hash: randomUUID(),
+        invited_by: p.invitedBy,
+        created_at: at,
+        expires_at: at + 3_600_000,
+        accepted_at: null,
+        accepted_by: null,
+        revoked_at: null,
+      })
+      .execute();
+  }
+
   test('a person erased everywhere: every organization’s memories and rights, the account; audited in each; a server on the store refuses them at once', async () => {
     const server = await buildTestApp({}, { sharedStore: store });
     try {
       const [orgA, orgB] = await Promise.all([given.org(), given.org()]);
       const person = await given.user(orgA, 'owner');
+      const email = `${person.id}@example.test`;
       await given.member(orgB, person.id, 'member');
       const coOwner = await given.user(orgA, 'owner');
       const project = await given.project(orgA, { [person.id]: 'editor', [coOwner.id]: 'owner' });
       const as = (orgId: string) => ({ orgId, token: person.token });
+      const asCoOwner = { orgId: orgA, token: coOwner.token };
       const post = (orgId: string, url: string, payload: object) =>
         server.request(as(orgId), { method: 'POST', url, payload });
+      const remembered: string[] = [];
       for (const [orgId, payload] of [
         [orgA, { content: 'Likes tea' }],
         [orgA, { content: 'Runs on Sundays' }],
         [orgB, { content: 'Lives in Porto' }],
         [orgA, { content: 'Deploys on Fridays', project }],
       ] as const) {
-        expect((await post(orgId, '/api/v1/memory', payload)).statusCode).toBe(201);
+        const added = await post(orgId, '/api/v1/memory', payload);
+        expect(added.statusCode).toBe(201);
+        remembered.push(added.json().memory.id as string);
       }
       const coOwnerCursor = (
-        await server.request(
-          { orgId: orgA, token: coOwner.token },
-          { method: 'GET', url: `/api/v1/memory?project=${project}` },
-        )
+        await server.request(asCoOwner, { method: 'GET', url: `/api/v1/memory?project=${project}` })
       ).json().cursor as string;
       const key = await post(orgA, '/api/v1/api-keys', { name: 'CI' });
       expect(key.statusCode).toBe(201);
+      const { key: created, secret } = key.json() as { key: { id: string }; secret: string };
+      const keyId = created.id;
+      const withKey = () =>
+        server.app.inject({
+          method: 'GET',
+          url: '/v1/models',
+          headers: { authorization: `Bearer ${secret}` },
+        });
+      expect((await withKey()).statusCode).toBe(200);
+      await signInsAndWaiting({
+        userId: person.id,
+        email,
+        orgId: orgA,
+        keyId,
+        invitedBy: coOwner.id,
+      });
+      // The server keeps the person's list (read twice, the second time kept) and their
+      // verified credential: the erasure in another process tells it nothing.
+      const ownList = () => server.request(as(orgA), { method: 'GET', url: '/api/v1/memory' });
+      const theirs = () =>
+        server.request(asCoOwner, { method: 'GET', url: `/api/v1/memory?user=${person.id}` });
+      for (const read of [ownList, ownList, theirs]) {
+        const listed = await read();
+        expect(listed.statusCode).toBe(200);
+        expect(listed.json().memories).toHaveLength(2);
+      }
 
       const run = await mnemo('admin', 'user', 'erase', '--user', person.id, '--json');
       expect(run.stderr).toBe('');
-      expect(onlyJson(run)).toEqual({
-        ok: true,
-        organizations: 2,
+      const counts = {
         memories: 3,
         poolMemories: 1,
-        proposals: 0,
+        proposals: 1,
         projectGrants: 1,
         apiKeys: 1,
+        invitations: 1,
+      };
+      expect(onlyJson(run)).toEqual({ ok: true, organizations: 2, ...counts });
+
+      // Nothing of them is left: no row, membership, key, grant, store, memory, proposal,
+      // refresh token, link or invitation.
+      expect(await traces(person.id, email)).toEqual({
+        users: 0,
+        memberships: 0,
+        apiKeys: 0,
+        projectGrants: 0,
+        connections: 0,
+        stores: 0,
+        memories: 0,
+        proposals: 0,
+        oauthRecords: 0,
+        accountLinks: 0,
         invitations: 0,
       });
-
-      // Nothing of them is left: no row, no membership, no key, no store, no grant.
-      expect(await userRow(person.id)).toBeUndefined();
-      for (const table of [
-        'memberships',
-        'api_keys',
-        'project_access',
-        'oauth_connections',
-      ] as const) {
-        const rows = await database.db
-          .selectFrom(table)
-          .select('user_id')
-          .where('user_id', '=', person.id)
-          .execute();
-        expect(rows, table).toEqual([]);
-      }
-      const stores = await database.db
-        .selectFrom('scopes')
-        .select('id')
-        .where('owner_id', '=', person.id)
+      // What they gave the pool is a tombstone naming no one: its clients are told.
+      const left = await database.db
+        .selectFrom('memories')
+        .select(['id', 'content', 'contributor_id', 'deleted_at'])
+        .where('id', 'in', remembered)
         .execute();
-      expect(stores).toEqual([]);
-      // What they gave the pool is deleted as any delete is: its clients are told.
-      const pulled = await server.request(
-        { orgId: orgA, token: coOwner.token },
+      expect(left).toEqual([
         {
-          method: 'GET',
-          url: `/api/v1/memory?project=${project}&since=${encodeURIComponent(coOwnerCursor)}`,
+          id: remembered[3],
+          content: '',
+          contributor_id: ERASED_CONTRIBUTOR,
+          deleted_at: expect.any(Number),
         },
-      );
+      ]);
+      const pulled = await server.request(asCoOwner, {
+        method: 'GET',
+        url: `/api/v1/memory?project=${project}&since=${encodeURIComponent(coOwnerCursor)}`,
+      });
       expect(pulled.json()).toMatchObject({ memories: [], deleted: [expect.any(String)] });
-      // Audited in each organization, by the operator, with counts only.
+      // Audited once in each organization, by the operator, with the counts and nothing else.
       for (const orgId of [orgA, orgB]) {
         const audit = await database.db
           .selectFrom('audit_log')
@@ -697,18 +832,19 @@ describe('admin user erase', () => {
           .where('action', '=', 'user.erase')
           .execute();
         expect(audit).toHaveLength(1);
-        expect(audit[0]).toMatchObject({ actor_id: OPERATOR_ACTOR_ID, target_id: person.id });
-        expect(JSON.parse(audit[0]?.details as string)).toMatchObject({ memories: 3, apiKeys: 1 });
+        expect(audit[0]).toMatchObject({
+          actor_id: OPERATOR_ACTOR_ID,
+          target_id: person.id,
+          memory_id: null,
+        });
+        expect(JSON.parse(audit[0]?.details as string)).toEqual(counts);
       }
-      // Their credential no longer works on the server that shares the store.
-      const after = await server.request(as(orgA), { method: 'GET', url: '/api/v1/memory' });
+      // The server that shares the store refuses their credentials at once, and serves their
+      // store to no one: it was found through its row, which is gone.
+      const after = await ownList();
       expect(after.statusCode).toBe(401);
-      const keyed = await server.app.inject({
-        method: 'GET',
-        url: '/v1/models',
-        headers: { authorization: `Bearer ${key.json().secret}` },
-      });
-      expect(keyed.statusCode).toBe(401);
+      expect((await withKey()).statusCode).toBe(401);
+      expect(await theirs()).toMatchObject({ statusCode: 400 });
 
       // Erased once: the id is unknown now, as any unknown id.
       expect(await mnemo('admin', 'user', 'erase', '--user', person.id, '--json')).toEqual(
@@ -719,29 +855,87 @@ describe('admin user erase', () => {
     }
   });
 
-  test('the only owner of an organization others belong to is refused, and nothing is erased; alone in one, they are erased', async () => {
-    const orgId = await given.org({ name: 'Solo Corp' });
-    const owner = await given.user(orgId, 'owner');
-    const member = await given.user(orgId, 'member');
-    const run = await mnemo('admin', 'user', 'erase', '--user', owner.id, '--json');
-    expect(run).toEqual(
-      refused(
-        `${owner.id} is the only owner of Solo Corp (${orgId}), which others belong to: make another member owner first (mnemo admin member add --org ID --user ID --role owner)`,
-      ),
-    );
-    expect(await roleOf(orgId, owner.id)).toBe('owner');
-    expect(await userRow(owner.id)).toMatchObject({ status: 'active' });
+  test('the only owner of organizations other people belong to is refused, naming them, and nothing is erased; with only end users left, they are erased', async () => {
+    const server = await buildTestApp({}, { sharedStore: store });
+    try {
+      const [solo, acme, shared] = await Promise.all([
+        given.org({ name: 'Solo Corp' }),
+        given.org({ name: 'Acme' }),
+        given.org({ name: 'Shared' }),
+      ]);
+      const owner = await given.user(solo, 'owner');
+      await given.member(acme, owner.id, 'owner');
+      await given.member(shared, owner.id, 'member');
+      const [member, other] = await Promise.all([
+        given.user(solo, 'member'),
+        given.user(acme, 'admin'),
+      ]);
+      await given.user(shared, 'owner');
+      const remembered = await server.request(
+        { orgId: solo, token: owner.token },
+        { method: 'POST', url: '/api/v1/memory', payload: { content: 'Likes tea' } },
+      );
+      expect(remembered.statusCode).toBe(201);
+      const before = await traces(owner.id, `${owner.id}@example.test`);
+      expect(before).toMatchObject({ users: 1, memberships: 3, stores: 1, memories: 1 });
 
-    // The member erased first, the owner is alone: erased, as text.
-    expect(await mnemo('admin', 'user', 'erase', '--user', member.id, '--json')).toMatchObject({
-      code: 0,
-    });
-    const alone = await mnemo('admin', 'user', 'erase', '--user', owner.id);
-    expect(alone).toEqual({
-      code: 0,
-      stdout: `erased user ${owner.id} from 1 organization: 0 memories, 0 in project pools, 0 proposals, 0 API keys, 0 project accesses, 0 invitations\n`,
-      stderr: '',
-    });
+      const run = await mnemo('admin', 'user', 'erase', '--user', owner.id, '--json');
+      expect(run).toEqual(
+        refused(
+          `${owner.id} is the only owner of Acme (${acme}), Solo Corp (${solo}), which other people belong to: make another member owner first (mnemo admin member add --org ID --user ID --role owner)`,
+        ),
+      );
+      expect(await traces(owner.id, `${owner.id}@example.test`)).toEqual(before);
+      expect(await roleOf(solo, owner.id)).toBe('owner');
+      expect(await userRow(owner.id)).toMatchObject({ status: 'active' });
+      const audited = await database.db
+        .selectFrom('audit_log')
+        .select('id')
+        .where('target_id', '=', owner.id)
+        .where('action', '=', 'user.erase')
+        .execute();
+      expect(audited).toEqual([]);
+
+      // Acme gets another owner; Solo Corp's other person goes, its end user stays: they run
+      // nothing, and the organization keeps them for the operator to hand on.
+      expect(
+        await mnemo('admin', 'member', 'add', '--org', acme, '--user', other.id, '--role', 'owner'),
+      ).toMatchObject({ code: 0 });
+      expect(await mnemo('admin', 'user', 'erase', '--user', member.id, '--json')).toMatchObject({
+        code: 0,
+      });
+      const endUser = await server.request(
+        { orgId: solo, token: owner.token },
+        { method: 'PUT', url: `/api/v1/orgs/${solo}/end-users/customer-1` },
+      );
+      expect(endUser.statusCode).toBe(201);
+      const endUserId = endUser.json().endUser.id as string;
+
+      const erased = await mnemo('admin', 'user', 'erase', '--user', owner.id);
+      expect(erased).toEqual({
+        code: 0,
+        stdout: `erased user ${owner.id} from 3 organizations: 1 memory, 0 in project pools, 0 proposals, 0 API keys, 0 project accesses, 0 invitations\n`,
+        stderr: '',
+      });
+      expect(await roleOf(solo, endUserId)).toBe('member');
+      expect(await roleOf(acme, other.id)).toBe('owner');
+      expect(await traces(owner.id, `${owner.id}@example.test`)).toMatchObject({
+        users: 0,
+        memberships: 0,
+        stores: 0,
+        memories: 0,
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('an unknown id, or the one erased pool memories name, is an unknown user; --user is required', async () => {
+    for (const id of [randomUUID(), ERASED_CONTRIBUTOR]) {
+      expect(await mnemo('admin', 'user', 'erase', '--user', id, '--json')).toEqual(
+        refused(`unknown user ${id}`),
+      );
+    }
     expect(await mnemo('admin', 'user', 'erase', '--json')).toMatchObject({ code: 2 });
   });
 });

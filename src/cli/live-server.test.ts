@@ -132,3 +132,62 @@ test('the running server sees every change of the command at once', async () => 
   expect(server.hasExited()).toBe(false);
   // About twenty `mnemo` processes, one after another: seconds each on a busy machine.
 }, 120_000);
+
+test('a person erased beside the running server: their credential and API key are refused at once, and their store is served to no one', async () => {
+  const [orgId, carol, dave] = await Promise.all([
+    idOf(mnemo('admin', 'org', 'create', '--name', 'Forget', '--json')),
+    idOf(mnemo('admin', 'user', 'create', '--email', 'carol@live.test', '--json')),
+    idOf(mnemo('admin', 'user', 'create', '--email', 'dave@live.test', '--json')),
+  ]);
+  const admin = (...args: string[]) => ok(mnemo('admin', ...args, '--json'));
+  await Promise.all(
+    [carol, dave].map((user) =>
+      admin('member', 'add', '--org', orgId, '--user', user, '--role', 'owner'),
+    ),
+  );
+  const tokenOf = async (userId: string) =>
+    ((await ok(mnemo('token', '--user', userId, '--json'))) as { token: string }).token;
+  const [carolToken, daveToken] = await Promise.all([tokenOf(carol), tokenOf(dave)]);
+  const call = async (token: string, path: string, body?: object) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'x-organization-id': orgId,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+  expect((await call(carolToken, '/api/v1/memory', { content: 'Likes tea' })).status).toBe(201);
+  const key = await call(carolToken, '/api/v1/api-keys', { name: 'CI' });
+  expect(key.status).toBe(201);
+  const { secret } = key.body as { secret: string };
+  // The server keeps the credential it verified and the list it served (the second read).
+  const listed = {
+    status: 200,
+    body: {
+      memories: [expect.objectContaining({ content: 'Likes tea' })],
+      cursor: expect.any(String),
+    },
+  };
+  expect(await call(carolToken, '/api/v1/memory')).toEqual(listed);
+  expect(await call(carolToken, '/api/v1/memory')).toEqual(listed);
+  expect(await call(daveToken, `/api/v1/memory?user=${carol}`)).toEqual(listed);
+  expect((await call(secret, '/v1/models')).status).toBe(200);
+
+  expect(await admin('user', 'erase', '--user', carol)).toMatchObject({
+    ok: true,
+    organizations: 1,
+    memories: 1,
+    apiKeys: 1,
+  });
+  expect(await call(carolToken, '/api/v1/memory')).toMatchObject({ status: 401 });
+  expect(await call(secret, '/v1/models')).toMatchObject({ status: 401 });
+  expect(await call(daveToken, `/api/v1/memory?user=${carol}`)).toEqual({
+    status: 400,
+    body: { error: 'user is not a member of this organization' },
+  });
+  expect(server.hasExited()).toBe(false);
+}, 120_000);

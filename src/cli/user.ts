@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { replacePassword } from '../accounts/account-sessions.ts';
 import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
-import { createIdentityErasure } from '../erasure/identity-erasure.ts';
-import { createMemoryRepository } from '../memory/memory.repository.ts';
-import { createMemoryEmbeddingsRepository } from '../memory/memory-embeddings.repository.ts';
-import { createMemoryErasure } from '../memory/memory-erasure.ts';
+import { createUncachedErasure } from '../erasure/identity-erasure.ts';
 import { passwordProblem } from '../orgs/password-rule.ts';
 import { hashPassword } from '../orgs/passwords.ts';
 import {
@@ -107,22 +104,12 @@ export const userErase: Command = {
   path: ['admin', 'user', 'erase'],
   usage: 'mnemo admin user erase --user ID',
   summary:
-    'erase a person everywhere: their memories in every organization (what they gave project pools is deleted), proposals, API keys, project access, memberships, sign-ins and the account; audited in each organization; refused while they alone own an organization others belong to',
+    'erase a person everywhere: their memories in every organization (what they gave project pools is deleted), proposals, API keys, project access, memberships, sign-ins and the account; audited in each organization; refused while they alone own an organization other people belong to',
   options: ['user'],
   prepare(args) {
     const userId = args.requiredUuid('user');
     return onStore(async ({ database }) => {
-      const erasure = createIdentityErasure({
-        database,
-        memories: createMemoryErasure({
-          database,
-          repository: createMemoryRepository(database),
-          embeddings: createMemoryEmbeddingsRepository(database),
-        }),
-        // A server on the same store keeps nothing of an erased store that it would serve:
-        // its kept lists are found by the store's row, which is gone (memory/list-cache.ts).
-        storesErased: () => {},
-      });
+      const erasure = createUncachedErasure(database);
       const done = await erasure.eraseAccount({
         userId,
         actorId: OPERATOR_ACTOR_ID,
@@ -132,22 +119,25 @@ export const userErase: Command = {
       if ('refused' in done) {
         const named = done.refused.map((org) => `${org.name} (${org.id})`).join(', ');
         throw new PreconditionFailed(
-          `${userId} is the only owner of ${named}, which others belong to: make another member owner first (mnemo admin member add --org ID --user ID --role owner)`,
+          `${userId} is the only owner of ${named}, which other people belong to: make another member owner first (mnemo admin member add --org ID --user ID --role owner)`,
         );
       }
       const { summary, organizations } = done;
       const counts = [
-        `${summary.memories} memories`,
+        counted(summary.memories, 'memory', 'memories'),
         `${summary.poolMemories} in project pools`,
-        `${summary.proposals} proposals`,
-        `${summary.apiKeys} API keys`,
-        `${summary.projectGrants} project accesses`,
-        `${summary.invitations} invitations`,
+        counted(summary.proposals, 'proposal', 'proposals'),
+        counted(summary.apiKeys, 'API key', 'API keys'),
+        counted(summary.projectGrants, 'project access', 'project accesses'),
+        counted(summary.invitations, 'invitation', 'invitations'),
       ].join(', ');
       return {
         json: { ok: true, organizations, ...summary },
-        text: `erased user ${userId} from ${organizations} organization${organizations === 1 ? '' : 's'}: ${counts}`,
+        text: `erased user ${userId} from ${counted(organizations, 'organization', 'organizations')}: ${counts}`,
       };
     });
   },
 };
+
+const counted = (count: number, one: string, many: string) =>
+  `${count} ${count === 1 ? one : many}`;

@@ -3,11 +3,13 @@
  * by the API (list, sync, search, by id) or in any table or index of the store (memories, their
  * search index, vectors, proposals, grants, keys, their row); the audit log
  * keeps only that it happened, by whom and how much; their external id can be registered anew;
- * and a write racing the erasure cannot bring them back.
+ * and a write racing the erasure cannot bring them back. Erasing people everywhere at once never
+ * leaves an organization that other people belong to without an owner.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
 import { call } from '../testing/management-client.ts';
 import { hybridSearchEnv } from '../testing/search-config.ts';
@@ -15,6 +17,7 @@ import {
   type OpenAiSimulator,
   startOpenAiSimulator,
 } from '../testing/simulators/openai-simulator.ts';
+import { createUncachedErasure } from './identity-erasure.ts';
 
 const API_KEY = 'sk-sim';
 let sim: OpenAiSimulator;
@@ -282,6 +285,33 @@ describe('erasing an end user', () => {
       expect((await erased).status).toBe(200);
       for (const answer of answers) expect([201, 400]).toContain(answer.status);
       expect(await traces(id, [])).toMatchObject({ memories: 0, stores: 0, memberships: 0 });
+    }
+  });
+});
+
+describe('erasing a person everywhere', () => {
+  const erasure = () => createUncachedErasure(t.database);
+  const eraseAccount = (userId: string) =>
+    erasure().eraseAccount({ userId, actorId: OPERATOR_ACTOR_ID, action: 'user.erase' });
+
+  test('the two owners of an organization erased at once: one goes, the other is then its only owner and refused', async () => {
+    for (let round = 0; round < 5; round++) {
+      const orgId = await t.fixtures.org({ name: `Twins ${round}` });
+      const [first, second] = await Promise.all([
+        t.fixtures.user(orgId, 'owner'),
+        t.fixtures.user(orgId, 'owner'),
+        t.fixtures.user(orgId, 'member'),
+      ]);
+      const outcomes = await Promise.all([eraseAccount(first.id), eraseAccount(second.id)]);
+      const refused = outcomes.filter((outcome) => outcome && 'refused' in outcome);
+      expect(refused).toEqual([{ refused: [{ id: orgId, name: `Twins ${round}` }] }]);
+      const owners = await t.database.db
+        .selectFrom('memberships')
+        .select('user_id')
+        .where('org_id', '=', orgId)
+        .where('role', '=', 'owner')
+        .execute();
+      expect(owners).toHaveLength(1);
     }
   });
 });

@@ -5,9 +5,16 @@ import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
 import { deleteEndUserRow } from '../end-users/end-users.repository.ts';
 import { deleteKeysOfUser } from '../keys/keys.repository.ts';
-import type { ErasedMemories, MemoryErasure } from '../memory/memory-erasure.ts';
+import { createMemoryRepository } from '../memory/memory.repository.ts';
+import { createMemoryEmbeddingsRepository } from '../memory/memory-embeddings.repository.ts';
+import {
+  createMemoryErasure,
+  type ErasedMemories,
+  type MemoryErasure,
+} from '../memory/memory-erasure.ts';
 import { deleteClientsOfServiceUser } from '../oauth/clients.repository.ts';
-import { deleteMembership } from '../orgs/orgs.repository.ts';
+import { byName } from '../orgs/names.ts';
+import { deleteMembership, findOrganization } from '../orgs/orgs.repository.ts';
 import { deleteErasedUser, lockUserRow } from '../orgs/users.repository.ts';
 import { deleteOrganizationGrants } from '../projects/projects.repository.ts';
 
@@ -110,8 +117,10 @@ export function createIdentityErasure(deps: ErasureDeps) {
      * Erases a person everywhere: what `erase` erases of an identity, in every organization they
      * belong to, and the invitations sent to their email; audited once in each of those
      * organizations as `action`, by `actorId`. Refused, erasing nothing, while they are the only
-     * owner of an organization that has other members: it would be left with no one to run it.
-     * Undefined when there is no such user (or only the id of one erased before).
+     * owner of an organization that other people belong to: it would be left with no one to run
+     * it. End users and apps run nothing: an organization only they are left in keeps them, its
+     * projects and its pools for the operator to hand on. Undefined when there is no such user
+     * (or only the id of one erased before).
      */
     async eraseAccount(request: {
       readonly userId: string;
@@ -132,18 +141,20 @@ export function createIdentityErasure(deps: ErasureDeps) {
           .innerJoin('organizations as o', 'o.id', 'm.org_id')
           .select(['m.org_id', 'm.role', 'o.name'])
           .where('m.user_id', '=', userId)
-          .orderBy('o.name')
+          .orderBy('m.org_id')
           .execute();
         const leftWithoutOwner = [];
         for (const membership of memberships) {
           if (membership.role !== 'owner') continue;
+          // Taken as every change of the organization's members takes it (in one order: by id),
+          // so that a demotion, or the erasure of its other owner, waits and is then counted.
+          if (rowLocks) await findOrganization(trx, membership.org_id, { lock: true });
           const others = await othersOf(trx, membership.org_id, userId);
-          if (others.owners === 0 && others.members > 0) leftWithoutOwner.push(membership);
+          if (others.owners === 0 && others.people > 0) leftWithoutOwner.push(membership);
         }
         if (leftWithoutOwner.length > 0) {
-          return {
-            refused: leftWithoutOwner.map((m) => ({ id: m.org_id, name: m.name })),
-          } as const;
+          const refused = leftWithoutOwner.map((m) => ({ id: m.org_id, name: m.name }));
+          return { refused: refused.sort(byName) } as const;
         }
         const orgIds = memberships.map((m) => m.org_id);
         const erased = await eraseIn(trx, orgIds, userId, now());
@@ -178,18 +189,25 @@ export function createIdentityErasure(deps: ErasureDeps) {
   };
 }
 
-/** How many owners, and members of any role, an organization has besides `userId`. */
+/**
+ * How many people (of any role), and owners among them, an organization has besides `userId`.
+ * End users and apps are its members for the memory API, but none of them signs in to run it.
+ */
 async function othersOf(trx: Kysely<Tables>, orgId: string, userId: string) {
   const row = await trx
-    .selectFrom('memberships')
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
     .select((eb) => [
-      eb.fn.countAll<number | string>().as('members'),
-      eb.fn.count<number | string>(eb.case().when('role', '=', 'owner').then(1).end()).as('owners'),
+      eb.fn.countAll<number | string>().as('people'),
+      eb.fn
+        .count<number | string>(eb.case().when('m.role', '=', 'owner').then(1).end())
+        .as('owners'),
     ])
-    .where('org_id', '=', orgId)
-    .where('user_id', '!=', userId)
+    .where('m.org_id', '=', orgId)
+    .where('m.user_id', '!=', userId)
+    .where('u.kind', '=', 'person')
     .executeTakeFirstOrThrow();
-  return { members: Number(row.members), owners: Number(row.owners) };
+  return { people: Number(row.people), owners: Number(row.owners) };
 }
 
 /** What erasing a person everywhere did, or why it did nothing. */
@@ -199,7 +217,26 @@ export type AccountErasure =
       /** The organizations they belonged to, in each of which it is audited. */
       readonly organizations: number;
     }
-  /** The organizations they alone own and others belong to: nothing was erased. */
+  /** The organizations they alone own and other people belong to, by name: nothing was erased. */
   | { readonly refused: readonly { readonly id: string; readonly name: string }[] };
 
 export type IdentityErasure = ReturnType<typeof createIdentityErasure>;
+
+/**
+ * The erasure of a process that keeps nothing of any store (the `mnemo` command). A server on
+ * the same store needs no word of it: its kept lists and vectors are found through a store's
+ * row, which is gone, and a new store gets a new id (memory/list-cache.ts); nor does it keep
+ * anything that would admit the person: every request reads the account's row, and API keys
+ * are not kept.
+ */
+export function createUncachedErasure(database: Database): IdentityErasure {
+  return createIdentityErasure({
+    database,
+    memories: createMemoryErasure({
+      database,
+      repository: createMemoryRepository(database),
+      embeddings: createMemoryEmbeddingsRepository(database),
+    }),
+    storesErased: () => {},
+  });
+}

@@ -57,9 +57,7 @@ export async function eraseStore(
     // times for a large store: the erase counts what goes once, and tells the trigger to leave
     // its rows (as mnemo_add_memories does, migration 2026-11-28T02_search_words). The one
     // statement may take longer than a request's usual limit on a very large store.
-    const gone = postgres
-      ? await countsOf(trx, state.id, inCategory)
-      : { memories: 0, terms: 0 };
+    const gone = postgres ? await countsOf(trx, state.id, inCategory) : { memories: 0, terms: 0 };
     if (postgres) {
       await sql`select set_config('statement_timeout', ${String(ERASE_TIMEOUT_MS)}, true),
         set_config('mnemo.search_counts_kept_by_writer', 'on', true)`.execute(trx);
