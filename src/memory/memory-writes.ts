@@ -119,6 +119,20 @@ async function auditIn(
   if (act) await recordAudit(trx, { ...act, action, memoryId });
 }
 
+/** The memory an add that folds into nothing creates, as its `version` of store `scopeId`. */
+const newMemory = (write: AddWrite, scopeId: string, version: number): MemoryRow => ({
+  id: write.id,
+  scope_id: scopeId,
+  contributor_id: write.contributorId,
+  content: write.content,
+  fold_key: write.foldKey,
+  category: write.category,
+  created_at: write.createdAt ?? write.at,
+  updated_at: write.at,
+  version,
+  deleted_at: null,
+});
+
 /**
  * What adding `writes` one after the other does to a store that holds `stored` (its active
  * memories by fold key), worked out before anything is written: the answers, in order; the new
@@ -144,18 +158,7 @@ export function planAdds(
     }
     if (!into) {
       versions += 1;
-      const row: MemoryRow = {
-        id: write.id,
-        scope_id: scopeId,
-        contributor_id: write.contributorId,
-        content: write.content,
-        fold_key: write.foldKey,
-        category: write.category,
-        created_at: write.createdAt ?? write.at,
-        updated_at: write.at,
-        version: versions,
-        deleted_at: null,
-      };
+      const row = newMemory(write, scopeId, versions);
       current.set(write.foldKey, { row, created: true });
       results.push({ created: true, memory: row });
       continue;
@@ -221,18 +224,7 @@ export function createStatementWrites(deps: {
       return { created: false, memory };
     }
     const version = await repo.bumpScope(trx, state.id);
-    const row: MemoryRow = {
-      id: write.id,
-      scope_id: state.id,
-      contributor_id: write.contributorId,
-      content: write.content,
-      fold_key: write.foldKey,
-      category: write.category,
-      created_at: write.createdAt ?? write.at,
-      updated_at: write.at,
-      version,
-      deleted_at: null,
-    };
+    const row = newMemory(write, state.id, version);
     await repo.insertMemory(trx, row);
     await auditIn(trx, write.audit, 'add', row.id);
     return { created: true, memory: row };

@@ -1,4 +1,5 @@
 import { type ApiClient, data, inOrg } from '../api/client.ts';
+import { downloadBlob } from '../ui/download.ts';
 import { listQuery, type MemoryScope } from './memory-scope.ts';
 
 /** The date of `at` as the person's calendar has it, `YYYY-MM-DD`. */
@@ -45,15 +46,6 @@ export async function downloadStore(
   const text = await blob.text();
   const count = text.trim() === '' ? 0 : text.trimEnd().split('\n').length;
   const name = exportFileName(label);
-  const href = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = href;
-  link.download = name;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has started from the URL by the next task; then it can go.
-  setTimeout(() => URL.revokeObjectURL(href), 1000);
+  downloadBlob(blob, name);
   return { name, count };
 }

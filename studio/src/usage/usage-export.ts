@@ -1,6 +1,7 @@
 import { createAuthorizedFetch, inOrg } from '../api/client.ts';
 import { errorFromResponse } from '../api/errors.ts';
 import type { Session } from '../auth/session.ts';
+import { downloadBlob } from '../ui/download.ts';
 
 /**
  * The file name a Content-Disposition header gives (RFC 6266): `filename*=UTF-8''…` when
@@ -40,15 +41,6 @@ export async function downloadUsageCsv(
   const name =
     fileNameOf(response.headers.get('content-disposition')) ??
     `mnemo-usage-${bounds.from}-${bounds.to}.csv`;
-  const href = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = href;
-  link.download = name;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has started from the URL by the next task; then it can go.
-  setTimeout(() => URL.revokeObjectURL(href), 1000);
+  downloadBlob(blob, name);
   return name;
 }
