@@ -291,7 +291,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ownReads: createOwnStoreReads(database, POOL_ACCESS.read),
     writes:
       database.dialect === 'postgres'
-        ? createPostgresWrites({ database })
+        ? createPostgresWrites({ database, repository: memoryRepository, embeddings })
         : createStatementWrites({ database, repository: memoryRepository, embeddings }),
     search,
     embeddings,

@@ -18,14 +18,13 @@ let writes: MemoryWrites;
 beforeAll(async () => {
   t = await buildTestApp();
   const { database } = t;
+  const deps = {
+    database,
+    repository: createMemoryRepository(database),
+    embeddings: createMemoryEmbeddingsRepository(database),
+  };
   writes =
-    database.dialect === 'postgres'
-      ? createPostgresWrites({ database })
-      : createStatementWrites({
-          database,
-          repository: createMemoryRepository(database),
-          embeddings: createMemoryEmbeddingsRepository(database),
-        });
+    database.dialect === 'postgres' ? createPostgresWrites(deps) : createStatementWrites(deps);
 });
 afterAll(() => t?.close());
 

@@ -13,7 +13,9 @@ import { newRowId } from '../db/row-id.ts';
 import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import type { CursorScope } from './cursor.ts';
 import { foldKey } from './fold.ts';
+import { createMemoryRepository } from './memory.repository.ts';
 import type { Category } from './memory.schemas.ts';
+import { createMemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 import { createPostgresWrites } from './memory-writes.postgres.ts';
 import type { AddWrite, AuditedAct, MemoryWrites } from './memory-writes.ts';
 
@@ -30,7 +32,11 @@ beforeAll(async () => {
     .insertInto('organizations')
     .values({ id: ORG, name: 'Org', memory_enabled: 1, user_override: 'members', created_at: 0 })
     .execute();
-  writes = createPostgresWrites({ database });
+  writes = createPostgresWrites({
+    database,
+    repository: createMemoryRepository(database),
+    embeddings: createMemoryEmbeddingsRepository(database),
+  });
 });
 afterAll(async () => {
   await database?.close();

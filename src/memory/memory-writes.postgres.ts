@@ -5,10 +5,13 @@ import { prepareQuery } from '../db/prepared-query.ts';
 import { newRowId } from '../db/row-id.ts';
 import { indexTerms } from '../platform/search-analyzer.ts';
 import type { CursorScope } from './cursor.ts';
+import type { MemoryRepository } from './memory.repository.ts';
+import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 import {
   type AddResult,
   type AddWrite,
   type AuditedAct,
+  addPlanned,
   type MemoryWrites,
   storeOfAll,
   type UpdateResult,
@@ -138,9 +141,14 @@ function createStoreBatches<W extends { readonly scope: CursorScope }, R>(
  * lock, so that a connection cut before the COMMIT leaves nothing written: a statement run on
  * its own would commit on the server whatever became of its client.) Adds, and updates, to one
  * store are batched (createStoreBatches; updates by migration 2026-11-25T03). A call aborted
- * for a conflict runs again (Database.write): an aborted transaction applied nothing.
+ * for a conflict runs again (Database.write): an aborted transaction applied nothing. An import
+ * (`addMany`) is planned as on SQLite (`addPlanned`), its statements a few whatever its size.
  */
-export function createPostgresWrites(deps: { readonly database: Database }): MemoryWrites {
+export function createPostgresWrites(deps: {
+  readonly database: Database;
+  readonly repository: MemoryRepository;
+  readonly embeddings: MemoryEmbeddingsRepository;
+}): MemoryWrites {
   const { database } = deps;
   const { db } = database;
 
@@ -248,10 +256,12 @@ export function createPostgresWrites(deps: { readonly database: Database }): Mem
     add: adds.write,
     update: updates.write,
 
-    // One call, so one transaction, however many: not batched with other adds.
+    // An import: one transaction, planned (its statements do not grow with it), not batched
+    // with other adds.
     async addMany(writes) {
       const scope = storeOfAll(writes);
-      return scope ? addAll(scope, writes) : [];
+      if (!scope) return [];
+      return database.write((trx) => addPlanned(trx, deps, scope, writes));
     },
 
     async remove(write) {

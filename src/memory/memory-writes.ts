@@ -190,6 +190,46 @@ export function planAdds(
   };
 }
 
+/**
+ * `writes`, all to store `scope`, in transaction `trx` as a plan (`planAdds`) carried out in a
+ * few statements whatever their number: the store's lock, its memories of the writes' fold keys
+ * read at once, the counter advanced once, the new memories inserted many a statement. An
+ * import on either engine: each write answered as an add would answer it.
+ */
+export async function addPlanned(
+  trx: Kysely<Tables>,
+  deps: {
+    readonly repository: MemoryRepository;
+    readonly embeddings: MemoryEmbeddingsRepository;
+  },
+  scope: CursorScope,
+  writes: readonly AddWrite[],
+): Promise<AddResult[]> {
+  const { repository: repo, embeddings } = deps;
+  const state = await repo.lockScope(trx, scope);
+  const keys = [...new Set(writes.map((write) => write.foldKey))];
+  const stored = await repo.findActiveByFoldKeys(trx, state.id, keys);
+  const plan = planAdds(state.id, writes, stored);
+  if (plan.versions > 0) {
+    // Numbers in the plan count from 1: the counter gives where they start.
+    const offset = (await repo.bumpScopeBy(trx, state.id, plan.versions)) - 1;
+    await repo.insertMemories(
+      trx,
+      plan.created.map((row) => ({ ...row, version: row.version + offset })),
+    );
+    for (const { row, from } of plan.changed) {
+      const version = row.version + offset;
+      await repo.writeMemory(trx, { ...row, version });
+      await embeddings.carryVectors(trx, row.id, from, version);
+    }
+  }
+  for (const [i, write] of writes.entries()) {
+    const result = plan.results[i];
+    if (result) await auditIn(trx, write.audit, 'add', result.memory.id);
+  }
+  return plan.results;
+}
+
 /** The writes as statements in one transaction of `database.write`, the store's lock first. */
 export function createStatementWrites(deps: {
   readonly database: Database;
@@ -237,30 +277,9 @@ export function createStatementWrites(deps: {
     async addMany(writes) {
       const scope = storeOfAll(writes);
       if (!scope) return [];
-      return database.write(async (trx) => {
-        const state = await repo.lockScope(trx, scope);
-        const keys = [...new Set(writes.map((write) => write.foldKey))];
-        const stored = await repo.findActiveByFoldKeys(trx, state.id, keys);
-        const plan = planAdds(state.id, writes, stored);
-        if (plan.versions > 0) {
-          // Numbers in the plan count from 1: the counter gives where they start.
-          const offset = (await repo.bumpScopeBy(trx, state.id, plan.versions)) - 1;
-          await repo.insertMemories(
-            trx,
-            plan.created.map((row) => ({ ...row, version: row.version + offset })),
-          );
-          for (const { row, from } of plan.changed) {
-            const version = row.version + offset;
-            await repo.writeMemory(trx, { ...row, version });
-            await embeddings.carryVectors(trx, row.id, from, version);
-          }
-        }
-        for (const [i, write] of writes.entries()) {
-          const result = plan.results[i];
-          if (result) await auditIn(trx, write.audit, 'add', result.memory.id);
-        }
-        return plan.results;
-      });
+      return database.write((trx) =>
+        addPlanned(trx, { repository: repo, embeddings }, scope, writes),
+      );
     },
 
     update: (write) =>

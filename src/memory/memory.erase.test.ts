@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { listAudit } from '../audit/audit.repository.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
+import { recountedSearchCounts, searchCounts } from '../testing/search-counts.ts';
 
 const BASE = '/api/v1/memory';
 
@@ -91,37 +92,12 @@ test('category= deletes that category only; an unknown one is a 400 that deletes
     'No category',
   ]);
   // The store's search counts are what its memories hold (search ranks by them).
-  expect(await searchCounts(who.userId)).toEqual(await recountedSearchCounts(who.userId));
+  expect(await searchCounts(t.database, who.userId)).toEqual(
+    await recountedSearchCounts(t.database, who.userId),
+  );
   expect((await erase(who)).json()).toEqual({ ok: true, deleted: 2 });
-  expect(await searchCounts(who.userId)).toEqual({ memories: 0, terms: 0 });
+  expect(await searchCounts(t.database, who.userId)).toEqual({ memories: 0, terms: 0 });
 });
-
-/** The search counts row of `userId`'s store, as numbers. */
-async function searchCounts(userId: string) {
-  const row = await t.database.db
-    .selectFrom('memory_search_counts as c')
-    .innerJoin('scopes as s', 's.id', 'c.scope_id')
-    .select(['c.memories', 'c.terms'])
-    .where('s.owner_id', '=', userId)
-    .where('s.kind', '=', 'user')
-    .executeTakeFirstOrThrow();
-  return { memories: Number(row.memories), terms: Number(row.terms) };
-}
-
-/** The same counted from the store's memories as they are. */
-async function recountedSearchCounts(userId: string) {
-  const rows = await t.database.db
-    .selectFrom('memories as m')
-    .innerJoin('scopes as s', 's.id', 'm.scope_id')
-    .select('m.search_terms')
-    .where('s.owner_id', '=', userId)
-    .where('m.search_terms', '<>', '')
-    .execute();
-  return {
-    memories: rows.length,
-    terms: rows.reduce((sum, row) => sum + row.search_terms.split(' ').length, 0),
-  };
-}
 
 test("a pool is erased by its owners only; another member's store as the override rules allow, audited once with the count", async () => {
   const owner = await member(await t.fixtures.org({ userOverride: 'admins' }), 'owner');

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listAudit } from '../audit/audit.repository.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
 import { clearOfMinuteEnd } from '../testing/rate-window.ts';
+import { recountedSearchCounts, searchCounts } from '../testing/search-counts.ts';
 
 const BASE = '/api/v1/memory';
 
@@ -139,6 +140,12 @@ test('an import is one write: a pull after it carries every memory it created, a
   );
   const found = await t.request(who, { method: 'GET', url: `${BASE}/search?q=note+217` });
   expect(found.json().memories[0].content).toBe('Imported note 217');
+  // The store's search counts, kept by the import itself on PostgreSQL, are what it holds.
+  expect(await searchCounts(t.database, who.userId)).toEqual({ memories: 300, terms: 1200 });
+  expect(await recountedSearchCounts(t.database, who.userId)).toEqual({
+    memories: 300,
+    terms: 1200,
+  });
 });
 
 test('a full import of long memories fits its body limit (16 MiB, beside the API’s 64 KiB); a larger body is a 413 that stores nothing', async () => {

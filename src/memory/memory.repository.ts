@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Expression, Kysely } from 'kysely';
+import { type Expression, type Kysely, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { type PreparedQuery, prepareQuery, type QueryRunner } from '../db/prepared-query.ts';
 import type { MemoryRow, ProjectAccess, Tables } from '../db/tables.ts';
@@ -132,14 +132,23 @@ export const toState = (row: {
 const KEYS_PER_STATEMENT = 500;
 const ROWS_PER_INSERT = 200;
 
+/**
+ * PostgreSQL: whether the counts trigger of migration 2026-11-28T01 leaves the store's counts to
+ * the writer for the rest of the transaction (2026-11-28T02 taught it to).
+ */
+async function keepSearchCounts(trx: Kysely<Tables>, setting: 'on' | 'off') {
+  await sql`select set_config('mnemo.search_counts_kept_by_writer', ${setting}, true)`.execute(trx);
+}
+
 function* chunksOf<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let at = 0; at < items.length; at += size) yield items.slice(at, at + size);
 }
 
 export function createMemoryRepository(database: Database) {
   const { db } = database;
+  const postgres = database.dialect === 'postgres';
   // SQLite serializes writers with BEGIN IMMEDIATE and has no FOR UPDATE.
-  const rowLocks = database.dialect === 'postgres';
+  const rowLocks = postgres;
 
   const scopeOf = (p: CursorScope) =>
     db
@@ -351,12 +360,19 @@ export function createMemoryRepository(database: Database) {
      */
     async findActiveByFoldKeys(trx: Kysely<Tables>, scopeId: string, keys: readonly string[]) {
       const found = new Map<string, WritableMemory>();
-      for (const chunk of chunksOf(keys, KEYS_PER_STATEMENT)) {
+      // PostgreSQL takes every key as one array (one short statement to plan); SQLite, which has
+      // no arrays, a list of them a statement.
+      const chunks = postgres ? [keys] : chunksOf(keys, KEYS_PER_STATEMENT);
+      for (const chunk of chunks) {
         const rows = await trx
           .selectFrom('memories')
           .select(WRITABLE)
           .where('scope_id', '=', scopeId)
-          .where('fold_key', 'in', chunk)
+          .where(
+            'fold_key',
+            postgres ? '=' : 'in',
+            postgres ? sql<string>`any(cast(${chunk} as text[]))` : chunk,
+          )
           .where('deleted_at', 'is', null)
           .orderBy('created_at')
           .execute();
@@ -366,14 +382,51 @@ export function createMemoryRepository(database: Database) {
       return found;
     },
 
-    /** Inserts new memories, many a statement, each with its search terms. */
+    /**
+     * Inserts new memories of one store, each with its search terms: on SQLite many a statement;
+     * on PostgreSQL all in one, a column an array. PostgreSQL's counts trigger would update the
+     * store's counts row once per memory: the insert tells it to leave them (a setting local to
+     * the transaction, off again after) and the store's counts grow once, by what the trigger
+     * would have added (a memory with terms counts one, and its terms' spaces and one).
+     */
     async insertMemories(trx: Kysely<Tables>, rows: readonly MemoryRow[]): Promise<void> {
-      for (const chunk of chunksOf(rows, ROWS_PER_INSERT)) {
-        await trx
-          .insertInto('memories')
-          .values(chunk.map((row) => ({ ...row, search_terms: indexTerms(row.content) })))
-          .execute();
+      const [first] = rows;
+      if (!first) return;
+      const indexed = rows.map((row) => ({ ...row, search_terms: indexTerms(row.content) }));
+      if (!postgres) {
+        for (const chunk of chunksOf(indexed, ROWS_PER_INSERT)) {
+          await trx.insertInto('memories').values(chunk).execute();
+        }
+        return;
       }
+      const column = <K extends keyof (typeof indexed)[number]>(name: K) =>
+        indexed.map((row) => row[name]);
+      await keepSearchCounts(trx, 'on');
+      await sql`insert into memories (id, scope_id, contributor_id, content, fold_key, category,
+          created_at, updated_at, version, deleted_at, search_terms)
+        select r.id, ${first.scope_id}, r.contributor_id, r.content, r.fold_key, r.category,
+          r.created_at, r.updated_at, r.version, null, r.search_terms
+        from unnest(cast(${column('id')} as text[]), cast(${column('contributor_id')} as text[]),
+          cast(${column('content')} as text[]), cast(${column('fold_key')} as text[]),
+          cast(${column('category')} as text[]), cast(${column('created_at')} as bigint[]),
+          cast(${column('updated_at')} as bigint[]), cast(${column('version')} as bigint[]),
+          cast(${column('search_terms')} as text[]))
+          as r(id, contributor_id, content, fold_key, category, created_at, updated_at, version,
+            search_terms)`.execute(trx);
+      await keepSearchCounts(trx, 'off');
+      const counted = indexed.filter((row) => row.search_terms !== '');
+      if (counted.length === 0) return;
+      const terms = counted.reduce((sum, row) => sum + row.search_terms.split(' ').length, 0);
+      await trx
+        .insertInto('memory_search_counts')
+        .values({ scope_id: first.scope_id, memories: counted.length, terms })
+        .onConflict((oc) =>
+          oc.column('scope_id').doUpdateSet((eb) => ({
+            memories: eb('memory_search_counts.memories', '+', eb.ref('excluded.memories')),
+            terms: eb('memory_search_counts.terms', '+', eb.ref('excluded.terms')),
+          })),
+        )
+        .execute();
     },
 
     /** Writes a memory's new state (the caller holds its store's lock). */
