@@ -73,6 +73,7 @@ import { apiErrorShape, createErrorSurfaces } from './platform/error-surfaces.ts
 import { registerJsonBodies } from './platform/json-body.ts';
 import { registerLingeringClose } from './platform/lingering-close.ts';
 import { createMailer } from './platform/mailer.ts';
+import { routeEveryMethod } from './platform/method-not-allowed.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { connectRedisCounters } from './platform/redis-counters.ts';
@@ -204,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerDrain(app);
   registerErrorHandling(app, surfaces);
+  routeEveryMethod(app);
   registerJsonBodies(app);
   registerLingeringClose(app);
   // Browser apps of the origins in MNEMO_CORS_ORIGINS: before authentication, so a preflight

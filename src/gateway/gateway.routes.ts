@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKeyAuthenticator, KeyHolder } from '../keys/api-key-auth.ts';
 import { failureOf } from '../platform/error-handler.ts';
+import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import type { UsageRecorder } from '../usage/usage.recorder.ts';
 import { refusedApiKey } from './api-key-refusals.ts';
 import { createCallUsage } from './call-usage.ts';
@@ -162,6 +163,18 @@ export function registerGatewayRoutes(
             code: 'unknown_url',
           });
         });
+      }
+
+      for (const [path, allowed] of [
+        ['/chat/completions', ['POST']],
+        ['/responses', ['GET', 'POST']],
+        ['/responses/compact', ['POST']],
+        ['/models', ['GET']],
+        ['/models/*', ['GET']],
+        ['/completions', ['POST']],
+        ['/embeddings', ['POST']],
+      ] as const) {
+        registerMethodNotAllowed(app, path, [...allowed]);
       }
     },
     { prefix: '/v1' },

@@ -363,6 +363,48 @@ describe('paths and methods', () => {
     }
   });
 
+  test.each([
+    ['TRACE', ''],
+    ['QUERY', ''],
+    ['QUERY', 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'],
+    ['PROPFIND', 'Content-Type: application/xml\r\nContent-Length: 9\r\n\r\n<a></a>\r\n'],
+    ['MKCOL', ''],
+    ['PURGE', 'Content-Length: 5\r\n\r\nhello'],
+    ['PUT', 'Content-Type: application/json\r\nContent-Length: 3\r\n\r\n{x}'],
+  ])('%s on an /api path it does not serve, body %j: 405 with Allow, {"error"}, whatever the body', async (method, rest) => {
+    const head = `${method} /api/v1/memory HTTP/1.1\r\nHost: x\r\nConnection: close\r\n`;
+    const answer = await raw(`${head}${rest || '\r\n'}`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(405);
+    expect(answer.headers.allow).toBe('GET, POST, DELETE, HEAD');
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.body).toEqual({ error: 'method not allowed' });
+  });
+
+  test('TRACE and QUERY on /v1 and /oauth: 405 in their own shapes; on an unknown path, 404', async () => {
+    const on = (method: string, path: string, key?: string) =>
+      raw(
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${key ? `Authorization: Bearer ${key}\r\n` : ''}\r\n`,
+      );
+    for (const method of ['TRACE', 'QUERY']) {
+      // /v1 asks for its key first, as OpenAI's API does.
+      expect((await on(method, '/v1/chat/completions')).status).toBe(401);
+      const chat = await on(method, '/v1/chat/completions', gateway.apiKey);
+      expect(chat.status, method).toBe(405);
+      expect(chat.headers.allow).toBe('POST');
+      expect(chat.body).toMatchObject({ error: { message: 'method not allowed' } });
+      const token = await on(method, '/oauth/token');
+      expect(token.status, method).toBe(405);
+      expect(token.body).toEqual({
+        error: 'invalid_request',
+        error_description: 'method not allowed',
+      });
+      const nowhere = await on(method, '/api/v1/nothing-here');
+      expect(nowhere.status, method).toBe(404);
+      expect(nowhere.body).toEqual({ error: 'not found' });
+    }
+  });
+
   test('GET /oauth/token: 405 with Allow: POST, in RFC 6749’s shape; an unknown /oauth path: 404 likewise', async () => {
     for (const method of ['GET', 'PUT', 'DELETE'] as const) {
       const response = await fetch(`${gateway.server.url}/oauth/token`, {
