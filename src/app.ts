@@ -66,6 +66,7 @@ import { createMembersService } from './orgs/members.service.ts';
 import { organizationInPath } from './orgs/organization-in-path.ts';
 import { registerOrgRoutes } from './orgs/orgs.routes.ts';
 import { createOrganizationsService } from './orgs/orgs.service.ts';
+import { registerApiDocs } from './platform/api-docs.ts';
 import { registerCors } from './platform/cors.ts';
 import { registerDrain } from './platform/drain.ts';
 import { noStore, registerErrorHandling, sendStoreUnavailable } from './platform/error-handler.ts';
@@ -212,6 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // (which carries no credential) is answered.
   await registerCors(app, config.corsOrigins);
   await registerOpenApi(app, config.publicUrl);
+  await registerApiDocs(app);
 
   // Both limits count in Redis when there is one (one connection per process), else here. A
   // minute's counts are read until the end of the next minute: they are kept two.

@@ -11,6 +11,7 @@ import { purgeExpiredOAuthRecords } from './oauth/oidc-adapter.ts';
 import { issuePlatformCredential } from './oauth/platform-credential.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
 import { DEMO_EMAIL, ensureDemoAccount } from './orgs/demo-seed.ts';
+import { processLogger } from './platform/log-format.ts';
 import { runPeriodically } from './platform/periodic-job.ts';
 
 const DEMO_CREDENTIAL_TTL = 24 * 3600;
@@ -32,7 +33,12 @@ export async function start(config: Config): Promise<FastifyInstance> {
   });
   await database.withoutTimeLimit(migrateToLatest);
   await ensureSigningKey(database.db);
-  const app = await buildApp({ config, database, catalog });
+  const app = await buildApp({
+    config,
+    database,
+    catalog,
+    logger: processLogger(config.logLevel),
+  });
   log = app.log;
   // The signing key and the store's secrets were written outside `write`: on disk before use.
   await database.sync();

@@ -53,6 +53,8 @@ export interface StudioRoutesDeps {
  * work. The studio talks to the public API like any other client: nothing here is private.
  */
 export function registerStudioRoutes(app: FastifyInstance, deps: StudioRoutesDeps): void {
+  // The service's front door is the studio (not permanent: the root may serve more one day).
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/studio/', 302));
   app.get('/studio', { schema: { hide: true } }, (_request, reply) =>
     reply.redirect('/studio/', 301),
   );
