@@ -310,6 +310,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     service,
     authentication: authenticate,
     environment: config.env,
+    maxContentChars: config.maxContentChars,
     importItems: limiter('import-items', config.importItemsPerMinute),
   });
   // What chat calls learn, when it waits for review (MNEMO_MEMORY_EXTRACTION=review).

@@ -164,7 +164,7 @@ describe('registering an app', () => {
         { name: 'x', rateLimitPerMinute: 9 },
         'rateLimitPerMinute must be at most 8, the most this server gives an app',
       ],
-      [{ name: 'x', rateLimitPerMinute: 0 }, 'rateLimitPerMinute is invalid'],
+      [{ name: 'x', rateLimitPerMinute: 0 }, 'rateLimitPerMinute must be at least 1'],
       [{ name: 'x', secret: 'mine' }, 'unknown field: secret'],
     ];
     for (const [body, error] of cases) {

@@ -1,12 +1,20 @@
 import { type Static, Type } from 'typebox';
+import { BLANK_NAME } from '../orgs/names.ts';
 import { Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
+import { NOT_BLANK_TEXT_PATTERN } from '../platform/openapi-text-rule.ts';
 
 export const AppRole = Type.Enum(['admin', 'member'], {
   description:
     "The app's role in the organization: admin to register end users and act for them whatever the organization's setting; member for its own memories and the projects it is granted",
 });
 
-const AppName = Type.String({ minLength: 1, maxLength: 100, description: 'Shown in the studio' });
+const AppName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: NOT_BLANK_TEXT_PATTERN,
+  errorMessage: { minLength: BLANK_NAME, pattern: BLANK_NAME },
+  description: 'Shown in the studio',
+});
 
 const RateLimit = Type.Integer({
   minimum: 1,
@@ -78,6 +86,11 @@ export const AppPatchBody = Type.Object(
       Type.Union([RateLimit, Type.Null()], { description: 'null: back to the default' }),
     ),
   },
-  { additionalProperties: false, description: 'At least one field' },
+  {
+    additionalProperties: false,
+    anyOf: [{ required: ['name'] }, { required: ['role'] }, { required: ['rateLimitPerMinute'] }],
+    errorMessage: 'at least one of name, role or rateLimitPerMinute is required',
+    description: 'At least one field',
+  },
 );
 export type AppPatchBody = Static<typeof AppPatchBody>;

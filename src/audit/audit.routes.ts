@@ -4,11 +4,11 @@ import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
 import { adminSecurity, managementErrors } from '../orgs/orgs.schemas.ts';
 import { requireManager } from '../orgs/roles.ts';
-import { OrganizationHeader } from '../platform/api-schemas.ts';
+import { OrganizationHeader, rulesNoSchemaStates } from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import { parsePageLimit } from '../platform/paging.ts';
+import { CURSOR_RULE_NO_SCHEMA_STATES } from '../platform/paging.ts';
 import { pageAudit } from './audit.repository.ts';
-import { type AuditEntry, AuditPage, AuditQuery } from './audit.schemas.ts';
+import { AUDIT_PAGE, type AuditEntry, AuditPage, AuditQuery } from './audit.schemas.ts';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.ts';
 
 export interface AuditRoutesDeps {
@@ -18,8 +18,6 @@ export interface AuditRoutesDeps {
 }
 
 const URL = '/api/v1/audit';
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 100;
 
 function present(row: Awaited<ReturnType<typeof pageAudit>>[number]): AuditEntry {
   return {
@@ -48,6 +46,7 @@ export function registerAuditRoutes(parent: FastifyInstance, deps: AuditRoutesDe
           security: adminSecurity,
           summary:
             'Page through the audit log, newest first: management changes and acts done for other members (owners and admins)',
+          description: rulesNoSchemaStates(CURSOR_RULE_NO_SCHEMA_STATES),
           headers: OrganizationHeader,
           querystring: AuditQuery,
           response: { 200: AuditPage, ...managementErrors },
@@ -55,7 +54,7 @@ export function registerAuditRoutes(parent: FastifyInstance, deps: AuditRoutesDe
       },
       async (request): Promise<AuditPage> => {
         requireManager(request.caller, 'read the audit log');
-        const limit = parsePageLimit(request.query.limit, DEFAULT_LIMIT, MAX_LIMIT);
+        const limit = request.query.limit ?? AUDIT_PAGE.default;
         const after =
           request.query.cursor === undefined ? undefined : decodeAuditCursor(request.query.cursor);
         // One more than the page: whether there is a next page, without a count.

@@ -1,14 +1,14 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
+import { PageCursor, PageLimit } from '../platform/paging.ts';
+
+/** A page of the audit log: its size by default, and at most. */
+export const AUDIT_PAGE = { default: 50, max: 100 };
 
 export const AuditQuery = Type.Object(
   {
-    limit: Type.Optional(
-      Type.String({ description: 'Entries per page, 1 to 100 (default 50)', examples: ['50'] }),
-    ),
-    cursor: Type.Optional(
-      Type.String({ description: "An earlier page's next: the page after it" }),
-    ),
+    limit: Type.Optional(PageLimit('Entries', AUDIT_PAGE.default, AUDIT_PAGE.max)),
+    cursor: Type.Optional(PageCursor("An earlier page's next: the page after it")),
   },
   { additionalProperties: false },
 );

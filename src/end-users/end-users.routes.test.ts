@@ -122,7 +122,7 @@ describe('registering', () => {
       ['tab\there', undefined, 'externalId must not contain control characters'],
       ['del\u007f', undefined, 'externalId must not contain control characters'],
       ['c1\u0085', undefined, 'externalId must not contain control characters'],
-      ['ok', { name: '' }, 'name must not be empty'],
+      ['ok', { name: '' }, 'name must not be blank'],
       ['ok', { name: '   ' }, 'name must not be blank'],
       ['ok', { name: 'n'.repeat(201) }, 'name must be at most 200 characters'],
       ['ok', { name: 7 }, 'name must be a string'],

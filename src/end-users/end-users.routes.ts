@@ -2,7 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { orgScopedHooks } from '../orgs/org-scoped-hooks.ts';
 import { adminSecurity, managementErrors, OkResponse, OrgIdParams } from '../orgs/orgs.schemas.ts';
+import { rulesNoSchemaStates } from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { CURSOR_RULE_NO_SCHEMA_STATES } from '../platform/paging.ts';
 import {
   EndUserBody,
   EndUserDetailResponse,
@@ -76,6 +78,7 @@ export function registerEndUsersRoutes(parent: FastifyInstance, deps: EndUsersRo
         schema: {
           ...common,
           summary: 'The organization’s end users, newest first, a page at a time',
+          description: rulesNoSchemaStates(CURSOR_RULE_NO_SCHEMA_STATES),
           params: OrgIdParams,
           querystring: EndUsersQuery,
           response: { 200: EndUsersResponse, ...managementErrors },

@@ -1,5 +1,9 @@
 import { type Static, Type } from 'typebox';
 import { Name, Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
+import { PageCursor, PageLimit } from '../platform/paging.ts';
+
+/** A page of the end-user list: its size by default, and at most. */
+export const END_USERS_PAGE = { default: 50, max: 200 };
 
 /** The longest external id an app may register, in characters. */
 export const MAX_EXTERNAL_ID_CHARS = 200;
@@ -64,10 +68,8 @@ export type EndUserBody = Static<typeof EndUserBody>;
 
 export const EndUsersQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ description: 'Page size, 1 to 200 (default 50)' })),
-    cursor: Type.Optional(
-      Type.String({ description: 'The `cursor` of the previous page: the page after it' }),
-    ),
+    limit: Type.Optional(PageLimit('End users', END_USERS_PAGE.default, END_USERS_PAGE.max)),
+    cursor: Type.Optional(PageCursor('The `cursor` of the previous page: the page after it')),
     q: Type.Optional(
       Type.String({
         description:

@@ -14,7 +14,7 @@ import {
 } from '../orgs/users.repository.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
 import { isoTime } from '../platform/iso-time.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, parsePageLimit } from '../platform/paging.ts';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../platform/paging.ts';
 import { textProblem } from '../platform/storable-text.ts';
 import {
   claimExternalId,
@@ -27,6 +27,7 @@ import {
   updateEndUserName,
 } from './end-users.repository.ts';
 import {
+  END_USERS_PAGE,
   type EndUser,
   type EndUserBody,
   type EndUsersQuery,
@@ -34,7 +35,6 @@ import {
   MAX_EXTERNAL_ID_CHARS,
 } from './end-users.schemas.ts';
 
-const PAGE = { default: 50, max: 200 };
 const CURSOR_TAG = 'e1';
 
 const endUserNotFound = () => notFound('end user not found');
@@ -165,7 +165,7 @@ export function createEndUsersService(deps: EndUsersServiceDeps) {
 
     async list(caller: Caller, query: EndUsersQuery): Promise<EndUsersResponse> {
       requireManager(caller, 'list end users');
-      const limit = parsePageLimit(query.limit, PAGE.default, PAGE.max);
+      const limit = query.limit ?? END_USERS_PAGE.default;
       const position =
         query.cursor === undefined ? undefined : decodeKeysetCursor(CURSOR_TAG, query.cursor);
       const prefix = query.q === undefined || query.q === '' ? undefined : searchKey(query.q);

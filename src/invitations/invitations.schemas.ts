@@ -1,6 +1,12 @@
 import { type Static, Type } from 'typebox';
 import { MemberRole, Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
 
+/**
+ * An address as invitations take it: something, `@`, something, no white space inside (around
+ * it, white space is trimmed).
+ */
+const EMAIL_PATTERN = '^\\s*[^\\s@\\u0000\\uD800-\\uDFFF]+@[^\\s@\\u0000\\uD800-\\uDFFF]+\\s*$';
+
 export const InvitationParams = Type.Object({
   orgId: Type.String({ description: 'Organization id' }),
   invitationId: Type.String({ description: 'Invitation id' }),
@@ -21,7 +27,13 @@ export type Invitation = Static<typeof Invitation>;
 
 export const InvitationBody = Type.Object(
   {
-    email: Type.String({ minLength: 1, maxLength: 254, description: 'The address to invite' }),
+    email: Type.String({
+      minLength: 1,
+      maxLength: 254,
+      pattern: EMAIL_PATTERN,
+      errorMessage: { pattern: 'email must be an email address' },
+      description: 'The address to invite: a local part, @, a domain, no white space',
+    }),
     role: Type.Optional(MemberRole),
   },
   {

@@ -3,9 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { PlatformAuthentication } from '../auth/authenticate.ts';
 import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
-import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
+import {
+  OrganizationHeader,
+  PLATFORM_ERROR_RESPONSES,
+  rulesNoSchemaStates,
+} from '../platform/api-schemas.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { KEY_RULES_NO_SCHEMA_STATES } from './keys.errors.ts';
 import {
   CreatedKeyResponse,
   CreateKeyBody,
@@ -54,6 +59,10 @@ export function registerKeyRoutes(parent: FastifyInstance, deps: KeyRoutesDeps):
         schema: {
           ...common,
           summary: 'Create an API key for the chat interface; its secret is shown this once',
+          description: rulesNoSchemaStates({
+            ...KEY_RULES_NO_SCHEMA_STATES.expiry,
+            ...KEY_RULES_NO_SCHEMA_STATES.memory,
+          }),
           body: CreateKeyBody,
           response: { 201: CreatedKeyResponse, ...errors },
         },
@@ -82,6 +91,7 @@ export function registerKeyRoutes(parent: FastifyInstance, deps: KeyRoutesDeps):
         schema: {
           ...common,
           summary: "Change an API key's memory settings (memory, memoryAccess)",
+          description: rulesNoSchemaStates(KEY_RULES_NO_SCHEMA_STATES.memory),
           params: KeyIdParams,
           body: UpdateKeyBody,
           response: { 200: UpdatedKeyResponse, ...errors },

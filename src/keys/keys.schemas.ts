@@ -1,4 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { BLANK_NAME } from '../orgs/names.ts';
+import { NOT_BLANK_TEXT_PATTERN } from '../platform/openapi-text-rule.ts';
 import { MemoryModeSchema } from './memory-modes.ts';
 
 const Uuid = (description: string) => Type.String({ format: 'uuid', description });
@@ -45,6 +47,10 @@ export type ApiKey = Static<typeof ApiKey>;
 export const CreateKeyBody = Type.Object(
   {
     name: Type.String({
+      minLength: 1,
+      maxLength: NAME_MAX_CHARS,
+      pattern: NOT_BLANK_TEXT_PATTERN,
+      errorMessage: { minLength: BLANK_NAME, pattern: BLANK_NAME },
       description: `What the key is for: 1 to ${NAME_MAX_CHARS} characters, not only white space; stored trimmed`,
     }),
     expiresAt: Type.Optional(
@@ -70,6 +76,8 @@ export const UpdateKeyBody = Type.Object(
   },
   {
     additionalProperties: false,
+    anyOf: [{ required: ['memory'] }, { required: ['memoryAccess'] }],
+    errorMessage: 'memory or memoryAccess is required',
     description: 'The memory settings to change (at least one); the others keep their values',
   },
 );

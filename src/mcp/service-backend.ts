@@ -47,7 +47,7 @@ export function createServiceBackends(deps: ServiceBackendDeps) {
           memory.search(caller, {
             q: query,
             ...(category === undefined ? {} : { category }),
-            ...(limit === undefined ? {} : { limit: String(limit) }),
+            ...(limit === undefined ? {} : { limit }),
             ...(project === undefined ? {} : { project }),
             ...(user === undefined ? {} : { user }),
           }),

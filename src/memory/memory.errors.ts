@@ -34,6 +34,4 @@ export const editConflict = (current: MemoryItem) =>
     body: { memory: current },
   });
 export const searchQueryRequired = () => badRequest('q is required');
-export const invalidSearchLimit = (max: number) =>
-  badRequest(`limit must be an integer from 1 to ${max}`);
 export const proposalNotFound = () => notFound('proposal not found');

@@ -5,7 +5,11 @@ import { type PlatformAuthentication, tooManyRequests } from '../auth/authentica
 import { allows, insufficientScope } from '../auth/scopes.ts';
 import type { Environment } from '../config.ts';
 import { memoryEnabled } from '../orgs/memory-rollout.ts';
-import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
+import {
+  OrganizationHeader,
+  PLATFORM_ERROR_RESPONSES,
+  rulesNoSchemaStates,
+} from '../platform/api-schemas.ts';
 import { badRequest } from '../platform/errors.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
@@ -40,6 +44,8 @@ import type { MemoryService } from './memory.service.ts';
 export interface MemoryRoutesDeps {
   readonly service: MemoryService;
   readonly environment: Environment;
+  /** The longest a memory's text may be, in characters (an operation's description says it). */
+  readonly maxContentChars: number;
   /** The platform's checks (credential, rate, organization, account); set `request.caller`. */
   readonly authentication: Pick<PlatformAuthentication, 'member' | 'memberReading'>;
   /** Memories imported per account and minute, beside the request's own count; none: off. */
@@ -136,6 +142,18 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       tags: ['memory'],
       headers: OrganizationHeader,
     };
+    // What a store's rules refuse that no schema can state (docs/design.md §3.3).
+    const actingFor = {
+      'user is not a member of this organization': '`user` names no member of the organization',
+    };
+    const oneStore = {
+      ...actingFor,
+      'project cannot be combined with user': 'both `user` and `project` are given',
+    };
+    const tooLong = {
+      [`content is too long: at most ${deps.maxContentChars} characters`]:
+        'the text is longer than the server allows',
+    };
     const reads = { security: [{ platformCredential: ['memory:read'] }] };
     const writes = { security: [{ platformCredential: ['memory:write'] }] };
 
@@ -147,6 +165,10 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           ...reads,
           summary: 'List memories, in full or changed since a cursor',
+          description: rulesNoSchemaStates({
+            ...oneStore,
+            'invalid cursor': '`since` is not a cursor this server gave for this store',
+          }),
           querystring: ListQuery,
           response: { 200: ListResponse, ...errors },
         },
@@ -166,6 +188,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           ...reads,
           summary: 'Search memories by their words, best first',
+          description: rulesNoSchemaStates(oneStore),
           querystring: SearchQuery,
           response: { 200: SearchResponse, ...errors },
         },
@@ -182,6 +205,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...reads,
           summary:
             'Every memory of the store as JSON lines, read from one snapshot, with its cursor',
+          description: rulesNoSchemaStates(oneStore),
           querystring: ExportQuery,
           response: {
             200: {
@@ -216,6 +240,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           ...reads,
           summary: 'Get one memory',
+          description: rulesNoSchemaStates(actingFor),
           params: MemoryIdParams,
           querystring: UserQuery,
           response: { 200: MemoryResponse, ...errors },
@@ -240,6 +265,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           ...writes,
           summary: 'Add a memory (201), or fold it into an equal one (200)',
+          description: rulesNoSchemaStates({ ...oneStore, ...tooLong }),
           querystring: AddQuery,
           body: AddBody,
           response: { 201: CreatedResponse, 200: FoldedResponse, ...errors },
@@ -263,6 +289,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           ...writes,
           summary: 'Delete every memory of a store, or of one category of it',
+          description: rulesNoSchemaStates(oneStore),
           querystring: EraseQuery,
           response: { 200: ErasedResponse, ...errors },
         },
@@ -283,6 +310,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           ...writes,
           summary: 'Add up to 1,000 memories in one write, each as an add',
+          description: rulesNoSchemaStates(oneStore),
           querystring: AddQuery,
           body: ImportBody,
           response: { 200: ImportResponse, ...errors },
@@ -312,6 +340,12 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           ...writes,
           summary: 'Update a memory',
+          description: rulesNoSchemaStates({
+            ...actingFor,
+            ...tooLong,
+            'baseUpdatedAt must be a timestamp like 2026-11-22T09:30:00.000Z':
+              'optimistic concurrency is on and `baseUpdatedAt` is no timestamp',
+          }),
           params: MemoryIdParams,
           querystring: UserQuery,
           body: UpdateBody,
@@ -346,6 +380,7 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
           ...common,
           ...writes,
           summary: 'Delete a memory (idempotent)',
+          description: rulesNoSchemaStates(actingFor),
           params: MemoryIdParams,
           querystring: UserQuery,
           response: { 200: OkResponse, ...errors },

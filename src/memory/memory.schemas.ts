@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { NOT_BLANK_TEXT_PATTERN } from '../platform/openapi-text-rule.ts';
 
 export const CATEGORIES = [
   'identity',
@@ -9,6 +10,9 @@ export const CATEGORIES = [
   'constraint',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
+
+/** The most memories one search answers (`limit`). */
+export const MAX_SEARCH_LIMIT = 100;
 
 const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 const Timestamp = (description: string) =>
@@ -47,6 +51,8 @@ export const ListQuery = Type.Object(
   {
     since: Type.Optional(
       Type.String({
+        minLength: 1,
+        errorMessage: 'invalid cursor',
         description: 'A cursor from an earlier list response: return only changes since it',
       }),
     ),
@@ -63,6 +69,8 @@ export const AddQuery = Type.Object({}, { additionalProperties: false });
 export const AddBody = Type.Object(
   {
     content: Type.String({
+      pattern: NOT_BLANK_TEXT_PATTERN,
+      errorMessage: { pattern: 'content is required' },
       description:
         'The memory text; at least one non-white-space character; no NUL (U+0000) or unpaired surrogate',
     }),
@@ -83,7 +91,8 @@ export const EraseQuery = Type.Object(
       Uuid("Erase this project's pool (owner access); not combinable with user"),
     ),
     category: Type.Optional(
-      Type.String({
+      Type.Enum(CATEGORIES, {
+        errorMessage: `category must be one of ${CATEGORIES.join(', ')}`,
         description: `Only the memories of this category: one of ${CATEGORIES.join(', ')}`,
       }),
     ),
@@ -189,7 +198,11 @@ export type OrgExportLine = Static<typeof OrgExportLine>;
 export const UpdateBody = Type.Object(
   {
     content: Type.Optional(
-      Type.String({ description: 'New text; non-empty; no NUL (U+0000) or unpaired surrogate' }),
+      Type.String({
+        pattern: NOT_BLANK_TEXT_PATTERN,
+        errorMessage: { pattern: 'content is required' },
+        description: 'New text; non-empty; no NUL (U+0000) or unpaired surrogate',
+      }),
     ),
     category: Type.Optional(categoryInput),
     baseUpdatedAt: Type.Optional(
@@ -199,7 +212,11 @@ export const UpdateBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    anyOf: [{ required: ['content'] }, { required: ['category'] }],
+    errorMessage: 'at least one of content or category is required',
+  },
 );
 export type UpdateBody = Static<typeof UpdateBody>;
 
@@ -247,6 +264,8 @@ export const OkResponse = Type.Object(
 export const SearchQuery = Type.Object(
   {
     q: Type.String({
+      pattern: NOT_BLANK_TEXT_PATTERN,
+      errorMessage: { pattern: 'q is required' },
       description:
         'What to look for: keywords or a question, as a person types it. Memories holding more of what it asks rank first, each word weighed by how few memories hold it; function words are left out and words match their other forms; the last word, while the text does not end after it, is also a prefix. Punctuation and operators are searched as text, never parsed',
       examples: ['TICKET-4521'],
@@ -255,9 +274,12 @@ export const SearchQuery = Type.Object(
       Type.Enum(CATEGORIES, { description: 'Only memories of this category' }),
     ),
     limit: Type.Optional(
-      Type.String({
-        description: 'Most memories to return, 1 to 100 (default 20)',
-        examples: ['20'],
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_SEARCH_LIMIT,
+        errorMessage: `limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`,
+        description: `Most memories to return, 1 to ${MAX_SEARCH_LIMIT} (default 20)`,
+        examples: [20],
       }),
     ),
     user: Type.Optional(Uuid('Organization member to act for; default: the credential owner')),

@@ -15,7 +15,6 @@ import {
   contentProblem,
   editConflict,
   invalidBaseUpdatedAt,
-  invalidSearchLimit,
   memoryNotFound,
   noUpdateFields,
   searchQueryRequired,
@@ -91,8 +90,8 @@ export type AddOutcome =
 
 const READ_POOL = POOL_ACCESS.read;
 const EDIT_POOL = POOL_ACCESS.edit;
-/** How many memories a search answers: by default, and at most (`limit`). */
-const SEARCH_LIMIT = { default: 20, max: 100 };
+/** How many memories a search answers when `limit` does not say. */
+const SEARCH_LIMIT_DEFAULT = 20;
 /** Candidates each side of a hybrid search brings to the fusion (at least `limit`). */
 const SEARCH_CANDIDATES = 50;
 
@@ -308,7 +307,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       signal?: AbortSignal,
     ): Promise<SearchResponse> {
       if (!/\S/u.test(query.q)) throw searchQueryRequired();
-      const limit = parseSearchLimit(query.limit);
+      // The schemas of both callers (the route's, the MCP tool's) hold it within 1 to 100.
+      const limit = query.limit ?? SEARCH_LIMIT_DEFAULT;
       const { scope, target } = await targets.forList(caller, query);
       const state = await repo.readScope(reader, scope);
       const answer: SearchResponse = state
@@ -631,13 +631,6 @@ const recalled = (row: { id: string; content: string; category: string | null })
   content: row.content,
   category: recognizedCategory(row.category),
 });
-
-function parseSearchLimit(raw: string | undefined): number {
-  if (raw === undefined) return SEARCH_LIMIT.default;
-  const limit = /^\d{1,3}$/.test(raw) ? Number(raw) : 0;
-  if (limit < 1 || limit > SEARCH_LIMIT.max) throw invalidSearchLimit(SEARCH_LIMIT.max);
-  return limit;
-}
 
 function parseBaseUpdatedAt(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

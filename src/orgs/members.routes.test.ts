@@ -268,14 +268,14 @@ describe('validation', () => {
       'PATCH',
       (o) => `/api/v1/orgs/${o.orgId}`,
       { name: '' },
-      'name must not be empty',
+      'name must not be blank',
     ],
     [
       'blank name',
       'PATCH',
       (o) => `/api/v1/orgs/${o.orgId}`,
       { name: '   ' },
-      'name must not be empty',
+      'name must not be blank',
     ],
     [
       'unknown policy',

@@ -1,9 +1,12 @@
 import { badRequest } from '../platform/errors.ts';
 
+/** What a name of nothing but white space (or nothing) is answered. */
+export const BLANK_NAME = 'name must not be blank';
+
 /** A name as stored: trimmed; white space alone is no name. */
 export function cleanName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed === '') throw badRequest('name must not be empty');
+  if (trimmed === '') throw badRequest(BLANK_NAME);
   return trimmed;
 }
 

@@ -5,13 +5,21 @@ import {
   StoreUnavailableBody,
   UnauthenticatedBody,
 } from '../platform/api-schemas.ts';
+import { NOT_BLANK_TEXT_PATTERN } from '../platform/openapi-text-rule.ts';
+import { BLANK_NAME } from './names.ts';
 
 export const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 export const Timestamp = (description: string) =>
   Type.String({ format: 'date-time', description, examples: ['2026-11-22T09:30:00.000Z'] });
 /** A name as people type it: trimmed before it is stored, never empty. */
 export const Name = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 200, description });
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: NOT_BLANK_TEXT_PATTERN,
+    errorMessage: { minLength: BLANK_NAME, pattern: BLANK_NAME },
+    description,
+  });
 
 /** The error answers every management route may give, as the memory API's. */
 export const managementErrors = {
@@ -94,6 +102,8 @@ export const OrganizationPatchBody = Type.Object(
   },
   {
     additionalProperties: false,
+    anyOf: [{ required: ['name'] }, { required: ['userOverride'] }],
+    errorMessage: 'nothing to change: give name, userOverride or both',
     description: 'At least one field; memoryEnabled is read-only (400)',
   },
 );

@@ -63,3 +63,17 @@ export const PLATFORM_ERROR_RESPONSES = {
   '4xx': ErrorBody,
   '5xx': ErrorBody,
 };
+
+/** What begins an operation's list of the 400s no schema can state (`rulesNoSchemaStates`). */
+export const UNSTATED_RULES_HEADING = 'Refused with 400 for rules no schema can state:';
+
+/**
+ * An operation's description of the rules it enforces that its schemas cannot state (a member
+ * that exists, one parameter excluding another, a time still to come): each as the exact error
+ * message it answers, quoted, and when. Every other 400 is a schema's rule, stated in the
+ * schema (openapi-fuzz.test.ts holds the two to that).
+ */
+export function rulesNoSchemaStates(rules: Readonly<Record<string, string>>): string {
+  const listed = Object.entries(rules).map(([message, when]) => `\`${message}\` (${when})`);
+  return `${UNSTATED_RULES_HEADING} ${listed.join('; ')}.`;
+}

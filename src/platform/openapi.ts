@@ -1,9 +1,15 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { documentedRouteSchema } from './openapi-text-rule.ts';
 
 /** The OpenAPI document, generated from the routes' schemas and served at /openapi.json. */
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   await app.register(swagger, {
+    // Each route's text rule stated where the document shows its strings (openapi-text-rule.ts).
+    transform: ({ schema, url }) => ({
+      schema: documentedRouteSchema(schema as Record<string, unknown>) as typeof schema,
+      url,
+    }),
     // Shared schemas appear under their $id (MemoryItem), not as def-0.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>

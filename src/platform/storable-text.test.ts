@@ -105,7 +105,7 @@ describe('memory content', () => {
 });
 
 describe('query values', () => {
-  test('since and the audit cursor: 400 naming the parameter; user is not a UUID', async () => {
+  test('since, the audit cursor and user: 400 naming the parameter and the rule, checked before any other', async () => {
     expect(await send('GET', `${MEMORY}?since=%00`)).toStrictEqual({
       status: 400,
       body: { error: `since ${NUL}` },
@@ -116,7 +116,7 @@ describe('query values', () => {
     });
     expect(await send('GET', `${MEMORY}?user=%00`)).toStrictEqual({
       status: 400,
-      body: { error: 'user must be a UUID' },
+      body: { error: `user ${NUL}` },
     });
   });
 

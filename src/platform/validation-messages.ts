@@ -1,5 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { TEXT_KEYWORD } from './storable-text.ts';
+import { ERROR_MESSAGE_KEYWORD } from './validator.ts';
 
 /** What the parts of a request are called in messages: the whole, and one of its members. */
 const PARTS: Record<string, { where: string; member: string }> = {
@@ -55,6 +56,15 @@ export function describeValidationError(
       return `${field || where} must hold at most ${String(params.limit)} items`;
     case TEXT_KEYWORD:
       return `${field || where} ${String(params.problem)}`;
+    // The schema's own words for its rule (validator.ts).
+    case ERROR_MESSAGE_KEYWORD:
+      return String(params.message);
+    case 'minimum':
+      return `${field || where} must be at least ${String(params.limit)}`;
+    case 'maximum':
+      return `${field || where} must be at most ${String(params.limit)}`;
+    case 'enum':
+      return `${field || where} must be one of: ${(params.allowedValues as unknown[] | undefined)?.join(', ') ?? 'its listed values'}`;
     default:
       return `${field || where} is invalid`;
   }

@@ -95,7 +95,7 @@ describe('creating and listing', () => {
     });
     expect(await call(t, o.owner.token, 'POST', url, { name: ' ' })).toEqual({
       status: 400,
-      body: { error: 'name must not be empty' },
+      body: { error: 'name must not be blank' },
     });
     expect(await call(t, o.owner.token, 'PATCH', o.url, { name: 'x'.repeat(201) })).toEqual({
       status: 400,

@@ -1,4 +1,5 @@
 import { badRequest } from '../platform/errors.ts';
+import { notAnInstant } from './usage.schemas.ts';
 
 /** A half-open interval of time, [from, to), in milliseconds since the epoch. */
 export interface UsageRange {
@@ -11,6 +12,17 @@ export const DAY_MS = 86_400_000;
 export const DEFAULT_RANGE_DAYS = 30;
 /** The longest range one request may ask for (a leap year). */
 export const MAX_RANGE_DAYS = 366;
+
+const FROM_AFTER_TO = 'from must not be after to';
+const TOO_LONG = `the range must not be longer than ${MAX_RANGE_DAYS} days`;
+
+/** The rules of a range its schema cannot state, as an operation's description lists them. */
+export const RANGE_RULES_NO_SCHEMA_STATES = {
+  [notAnInstant('from')]: '`from` names a day or time that does not exist, such as 2026-02-30',
+  [notAnInstant('to')]: '`to` names a day or time that does not exist',
+  [FROM_AFTER_TO]: '`from` is later than `to`',
+  [TOO_LONG]: '`to` is more than a leap year after `from`',
+};
 
 /** A date, or a date and time with its zone (RFC 3339's `full-date` / `date-time`). */
 const INSTANT =
@@ -31,19 +43,15 @@ export function parseUsageRange(
   const to = query.to === undefined ? now : parseBound(query.to, 'to');
   const from =
     query.from === undefined ? to - DEFAULT_RANGE_DAYS * DAY_MS : parseBound(query.from, 'from');
-  if (from > to) throw badRequest('from must not be after to');
-  if (to - from > MAX_RANGE_DAYS * DAY_MS) {
-    throw badRequest(`the range must not be longer than ${MAX_RANGE_DAYS} days`);
-  }
+  if (from > to) throw badRequest(FROM_AFTER_TO);
+  if (to - from > MAX_RANGE_DAYS * DAY_MS) throw badRequest(TOO_LONG);
   return { from, to };
 }
 
-function parseBound(text: string, name: string): number {
+function parseBound(text: string, name: 'from' | 'to'): number {
   const instant = parseInstant(text);
   if (instant === undefined) {
-    throw badRequest(
-      `${name} must be a date (YYYY-MM-DD) or a date-time with a time zone (YYYY-MM-DDTHH:mm:ssZ)`,
-    );
+    throw badRequest(notAnInstant(name));
   }
   return instant;
 }

@@ -4,12 +4,15 @@ import type { FastifyInstance } from 'fastify';
 import type { PlatformAuthentication } from '../auth/authenticate.ts';
 import { requireScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
-import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
-import { badRequest } from '../platform/errors.ts';
+import {
+  OrganizationHeader,
+  PLATFORM_ERROR_RESPONSES,
+  rulesNoSchemaStates,
+} from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { fileNameInstant, usageCsv } from './usage.csv.ts';
-import { parseUsageRange } from './usage.range.ts';
-import { GROUPINGS, UsageCsv, UsageExportQuery, UsageQuery, UsageReport } from './usage.schemas.ts';
+import { parseUsageRange, RANGE_RULES_NO_SCHEMA_STATES } from './usage.range.ts';
+import { UsageCsv, UsageExportQuery, UsageQuery, UsageReport } from './usage.schemas.ts';
 import { createUsageService } from './usage.service.ts';
 
 export interface UsageRoutesDeps {
@@ -47,15 +50,9 @@ export function registerUsageRoutes(parent: FastifyInstance, deps: UsageRoutesDe
         schema: {
           ...common,
           summary: 'Usage of the chat interface in a range, summed by day, model or API key',
+          description: rulesNoSchemaStates(RANGE_RULES_NO_SCHEMA_STATES),
           querystring: UsageQuery,
           response: { 200: UsageReport, ...errors },
-        },
-        // Before the schema, whose message for a value outside an enum is `groupBy is invalid`:
-        // this one names the values allowed.
-        preValidation: (request, _reply, done) => {
-          const { groupBy } = request.query as Record<string, unknown>;
-          const known = groupBy === undefined || GROUPINGS.some((g) => g === groupBy);
-          done(known ? undefined : badRequest(`groupBy must be one of: ${GROUPINGS.join(', ')}`));
         },
       },
       (request) =>
@@ -72,6 +69,7 @@ export function registerUsageRoutes(parent: FastifyInstance, deps: UsageRoutesDe
         schema: {
           ...common,
           summary: 'Every call of the chat interface in a range, as CSV',
+          description: rulesNoSchemaStates(RANGE_RULES_NO_SCHEMA_STATES),
           querystring: UsageExportQuery,
           response: { 200: UsageCsv, ...errors },
         },

@@ -2,17 +2,33 @@ import { type Static, Type } from 'typebox';
 
 export const GROUPINGS = ['day', 'model', 'key', 'kind'] as const;
 
-const bound = (description: string) =>
-  Type.String({ description, examples: ['2026-11-01', '2026-11-01T09:30:00Z'] });
+/**
+ * A bound's shape: a date, or a date and a time with its zone (RFC 3339's `full-date` or
+ * `date-time`). That the date exists is the range's own rule (usage.range.ts).
+ */
+const INSTANT_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2}))?$';
+
+/** What a bound that is no instant is answered (its field named). */
+export const notAnInstant = (name: 'from' | 'to') =>
+  `${name} must be a date (YYYY-MM-DD) or a date-time with a time zone (YYYY-MM-DDTHH:mm:ssZ)`;
+
+const bound = (name: 'from' | 'to', description: string) =>
+  Type.String({
+    pattern: INSTANT_PATTERN,
+    errorMessage: notAnInstant(name),
+    description,
+    examples: ['2026-11-01', '2026-11-01T09:30:00Z'],
+  });
 
 const RANGE_RULES =
   'A date YYYY-MM-DD (00:00 UTC of that day) or an RFC 3339 date-time with its zone. The range is half-open, [from, to): a call at exactly from counts, one at exactly to does not; at most 366 days';
 
 const rangeFields = {
   from: Type.Optional(
-    bound(`Start of the range, included; default: 30 days before to. ${RANGE_RULES}`),
+    bound('from', `Start of the range, included; default: 30 days before to. ${RANGE_RULES}`),
   ),
-  to: Type.Optional(bound(`End of the range, excluded; default: now. ${RANGE_RULES}`)),
+  to: Type.Optional(bound('to', `End of the range, excluded; default: now. ${RANGE_RULES}`)),
 };
 
 export const UsageQuery = Type.Object(
@@ -20,6 +36,7 @@ export const UsageQuery = Type.Object(
     ...rangeFields,
     groupBy: Type.Optional(
       Type.Enum(GROUPINGS, {
+        errorMessage: `groupBy must be one of: ${GROUPINGS.join(', ')}`,
         description:
           "Group by UTC day (default), by the model that answered, by API key, or by kind of call: chat (a client's call) or extraction (the call that learned memories from one)",
       }),
