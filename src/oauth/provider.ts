@@ -23,6 +23,7 @@ import {
 } from './client-metadata.ts';
 import { createClientId, createClientSecret, verifyClientSecret } from './client-secrets.ts';
 import { findConnectionOfGrant } from './connections.repository.ts';
+import { createScopeResolver } from './default-scope.ts';
 import { createOidcAdapter } from './oidc-adapter.ts';
 import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './pages/device.pages.ts';
 import { errorPage } from './pages/error.page.ts';
@@ -70,6 +71,13 @@ const CLIENT_METADATA_DOCUMENT_BYTES = 5 * 1024;
  * person would wait twice the time limit, and every failing request would fetch twice.
  */
 const FAILED_FETCH_MEMORY_MS = 10_000;
+
+/**
+ * The platform's scopes are the resource servers' (resourceIndicators below); listed here as well
+ * so that a client may register them (RFC 7591 `scope`: the provider accepts only these),
+ * discovery names them, and a client's registered `scope` bounds what it may ask.
+ */
+const SCOPES = ['openid', 'offline_access', 'email', 'profile', ...PLATFORM_SCOPE_NAMES] as const;
 
 /** Lifetimes of what is not an access token, seconds. */
 const TTL = {
@@ -173,10 +181,10 @@ export function createProvider(options: ProviderOptions, keys: readonly SigningK
       email: ['email'],
       profile: ['name'],
     },
-    // The platform's scopes are the resource servers' (resourceIndicators below); listed here as
-    // well so that a client may register them (RFC 7591 `scope`: the provider accepts only
-    // these), discovery names them, and a client's registered `scope` bounds what it may ask.
-    scopes: ['openid', 'offline_access', 'email', 'profile', ...PLATFORM_SCOPE_NAMES],
+    scopes: [...SCOPES],
+    // An authorization request without `scope` gets the client's default, or invalid_scope
+    // before any page (default-scope.ts).
+    extraParams: { scope: createScopeResolver(SCOPES) },
     async findAccount(_ctx, sub) {
       const account = await findActiveAccount(db, sub);
       if (!account) return undefined;
