@@ -2,9 +2,20 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type CallUsage, tallyStream } from './call-usage.ts';
 import { abortWhenGone } from './caller-connection.ts';
 import type { ModelConfig } from './catalog.ts';
-import type { ChatRequest } from './chat.schemas.ts';
+import { ChatCompletionObject, type ChatRequest, ChatRequestBody } from './chat.schemas.ts';
 import { checkChatRequest } from './chat.validation.ts';
 import type { Dispatcher } from './dispatch.ts';
+import {
+  API_KEY_SECURITY,
+  documentedOnly,
+  GATEWAY_TAG,
+  jsonOrEventStream,
+  MemoryHeaders,
+  memoryCallErrors,
+  otherMethods,
+  RECALLED_MEMORIES_HEADER,
+  ROUTING_HEADERS,
+} from './gateway.openapi.ts';
 import type { MemoryCalls } from './memory/memory-calls.ts';
 import { GatewayError } from './openai-errors.ts';
 import {
@@ -29,6 +40,31 @@ export interface ChatRoutesDeps {
   readonly memory: MemoryCalls;
 }
 
+/** `POST /v1/chat/completions` in /openapi.json (gateway.openapi.ts). */
+const CHAT_COMPLETIONS_OPERATION = {
+  summary: 'Create a chat completion, whole or streamed, on any model of the catalog',
+  description: [
+    'OpenAI’s chat completions: `model` is a catalog id (`anthropic/claude-sonnet-4-5`) or the router, `auto`. The body is checked before anything is sent; fields it does not name go through untouched to OpenAI-compatible providers.',
+    'Refused with 400 beyond the schema: a `tool` message that answers no call of an earlier assistant message; images, tools or `response_format` to a model without them (`model_not_capable`); `reasoning_effort` to a model named directly that does not reason (`unsupported_parameter`); settings extended thinking refuses (`unsupported_value`, docs/gateway.md); a request no model of the router can serve (`model_not_available`).',
+    `With \`stream: true\` the answer is server-sent events. ${otherMethods('POST')}`,
+  ].join('\n\n'),
+  tags: [GATEWAY_TAG],
+  security: API_KEY_SECURITY,
+  headers: MemoryHeaders,
+  body: ChatRequestBody,
+  response: {
+    200: jsonOrEventStream(
+      'A `chat.completion`, its `usage` always present; streamed, its chunks',
+      ChatCompletionObject,
+      'Server-sent events, each `data: ` and one `chat.completion.chunk` as OpenAI sends them (the first delta with `role`, a tool call’s first delta with its `index`, `id`, `type` and `function.name`, the last chunk of each choice with its `finish_reason`), then, with `stream_options.include_usage`, a chunk with `choices: []` and the `usage`, then `data: [DONE]`. A provider that fails after the stream began ends it with `data: {"error": {…}}` in OpenAI’s error shape, and no `[DONE]`.',
+      { ...ROUTING_HEADERS, ...RECALLED_MEMORIES_HEADER },
+    ),
+    ...memoryCallErrors(
+      'The body breaks its schema (`missing_required_parameter`, `invalid_type`, `invalid_value`, naming the parameter: `messages[1].tool_call_id`), is no JSON (`malformed_json`) or nests deeper than 100 levels (`json_too_deep`), or a rule beyond the schema (see the description); a memory header is wrong (`invalid_memory_mode`, `invalid_project`, `invalid_user`, `user_with_project`); or the provider’s own 400',
+    ),
+  },
+};
+
 /**
  * `POST /v1/chat/completions`, as OpenAI's API reference describes it, for every provider:
  * a whole `chat.completion`, or with `stream: true` server-sent `chat.completion.chunk` events
@@ -39,7 +75,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: ChatRoutesDeps): 
 
   app.post(
     '/chat/completions',
-    { schema: { hide: true }, bodyLimit: GATEWAY_BODY_LIMIT },
+    { bodyLimit: GATEWAY_BODY_LIMIT, config: documentedOnly(CHAT_COMPLETIONS_OPERATION) },
     async (request, reply) => {
       const startedAt = Date.now();
       const checked = checkChatRequest(request.body);

@@ -209,9 +209,86 @@ export const ChatRequest = Type.Object({
   reasoning_effort: nullable(ReasoningEffort),
 });
 
+/**
+ * The body as the document states it: ChatRequest with each message held to its own role's
+ * schema, the two steps of checkChatRequest in one schema. Beyond it, a `tool` message must
+ * answer a call of an earlier assistant message.
+ */
+export const ChatRequestBody = Type.Object({
+  ...ChatRequest.properties,
+  messages: Type.Array(Type.Union([SystemMessage, UserMessage, AssistantMessage, ToolMessage]), {
+    minItems: 1,
+  }),
+});
+
 /** A checked request: every message already checked against its role's schema. */
 export type ChatRequest = Omit<Static<typeof ChatRequest>, 'messages'> & {
   readonly messages: ChatMessage[];
   /** Fields OpenAI defines that mnemo does not translate: passed to OpenAI-compatible providers. */
   readonly [passthrough: string]: unknown;
 };
+
+/**
+ * The answer's shapes (provider.ts's ChatCompletion and ChatChunk), as the document states them:
+ * what every provider's answer is translated to. An OpenAI-compatible provider's further fields
+ * come along.
+ */
+const FinishReason = Type.Union([
+  Type.Literal('stop'),
+  Type.Literal('length'),
+  Type.Literal('tool_calls'),
+  Type.Literal('content_filter'),
+]);
+
+export const ChatUsage = Type.Object({
+  prompt_tokens: Type.Integer(),
+  completion_tokens: Type.Integer({ description: 'The reasoning tokens included' }),
+  total_tokens: Type.Integer(),
+  prompt_tokens_details: Type.Optional(Type.Object({ cached_tokens: Type.Integer() })),
+  completion_tokens_details: Type.Optional(
+    Type.Object({ reasoning_tokens: Type.Integer() }, { description: 'Absent when none' }),
+  ),
+});
+
+export const ChatCompletionObject = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('chat.completion'),
+    created: Type.Integer({ description: 'Unix seconds' }),
+    model: Type.String({ description: 'The catalog id of the model that answered' }),
+    choices: Type.Array(
+      Type.Object({
+        index: Type.Integer({ minimum: 0 }),
+        message: Type.Object({
+          role: Type.Literal('assistant'),
+          content: Type.Union([Type.String(), Type.Null()]),
+          refusal: nullable(Type.String()),
+          tool_calls: Type.Optional(Type.Array(ToolCall)),
+          reasoning: Type.Optional(
+            Type.String({ description: "A reasoning model's reasoning, when it gave any" }),
+          ),
+          reasoning_content: Type.Optional(
+            Type.String({
+              description: 'The same text as `reasoning`, the spelling some SDKs read',
+            }),
+          ),
+          reasoning_details: Type.Optional(
+            Type.Array(ReasoningDetail, {
+              description: 'The reasoning as pieces, to send back with this turn',
+            }),
+          ),
+        }),
+        logprobs: nullable(
+          Type.Object(
+            {},
+            { description: 'An OpenAI-compatible provider’s, when asked for; null otherwise' },
+          ),
+        ),
+        finish_reason: FinishReason,
+      }),
+    ),
+    usage: ChatUsage,
+    system_fingerprint: nullable(Type.String()),
+  },
+  { description: 'A whole answer' },
+);

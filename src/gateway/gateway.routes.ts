@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import type { ApiKeyAuthenticator, KeyHolder } from '../keys/api-key-auth.ts';
 import { failureOf } from '../platform/error-handler.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
@@ -9,6 +10,15 @@ import { createCallUsage } from './call-usage.ts';
 import type { Catalog } from './catalog.ts';
 import { registerChatRoutes } from './chat.routes.ts';
 import type { Dispatcher } from './dispatch.ts';
+import {
+  API_KEY_SECURITY,
+  COMMON_ERRORS,
+  documentedOnly,
+  errorAnswer,
+  GATEWAY_TAG,
+  otherMethods,
+  REQUEST_ID_HEADER,
+} from './gateway.openapi.ts';
 import {
   createMemoryCalls,
   extractionModelId,
@@ -124,7 +134,7 @@ export function registerGatewayRoutes(
         idleTimeoutMs: deps.websocketIdleMs,
       });
 
-      const models = () => [
+      const models = (): Model[] => [
         ...catalog.models.map((model) => ({
           id: model.id,
           object: 'model' as const,
@@ -134,13 +144,15 @@ export function registerGatewayRoutes(
         { id: catalog.router.id, object: 'model' as const, created: startedAt, owned_by: 'mnemo' },
       ];
 
-      app.get('/models', { schema: { hide: true } }, async () => ({
-        object: 'list' as const,
-        data: models(),
-      }));
+      app.get(
+        '/models',
+        { config: documentedOnly(LIST_MODELS_OPERATION) },
+        async (): Promise<ModelList> => ({ object: 'list', data: models() }),
+      );
       app.get<{ Params: { '*': string } }>(
         '/models/*',
-        { schema: { hide: true } },
+        // OpenAPI names path parameters; the route takes the rest of the path (see `model`).
+        { config: documentedOnly(GET_MODEL_OPERATION, '/v1/models/{model}') },
         async (request) => {
           // Model ids contain a slash (`openai/gpt-4.1`): the rest of the path is the id.
           const id = decodeURIComponent(request.params['*']);
@@ -155,7 +167,7 @@ export function registerGatewayRoutes(
         ['/completions', 'The legacy completions endpoint (/v1/completions) is'],
         ['/embeddings', 'Embeddings (/v1/embeddings) are'],
       ] as const) {
-        app.post(path, { schema: { hide: true } }, async () => {
+        app.post(path, { config: documentedOnly(notOfferedOperation(`/v1${path}`)) }, async () => {
           throw new GatewayError(404, {
             message: `${what} not offered by this server; use /v1/chat/completions or /v1/responses.`,
             type: 'invalid_request_error',
@@ -181,6 +193,71 @@ export function registerGatewayRoutes(
   );
   return memory;
 }
+
+/** An entry of `/v1/models`: a catalog model, or the router (`owned_by: "mnemo"`). */
+const Model = Type.Object(
+  {
+    id: Type.String({ description: 'The id `model` takes: a catalog id, or the router’s' }),
+    object: Type.Literal('model'),
+    created: Type.Integer({ description: 'Unix seconds: when this server started' }),
+    owned_by: Type.String({
+      description: 'The provider, as the catalog names it; `mnemo` for the router',
+    }),
+  },
+  { $id: 'Model' },
+);
+type Model = Static<typeof Model>;
+
+const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Model) });
+type ModelList = Static<typeof ModelList>;
+
+const LIST_MODELS_OPERATION = {
+  summary: 'List the models: the catalog’s chat models, then the router',
+  description: `Every chat model of the catalog, in its order, and last the router (\`auto\` unless configured otherwise), in OpenAI’s list shape. ${otherMethods('GET, HEAD')}`,
+  tags: [GATEWAY_TAG],
+  security: API_KEY_SECURITY,
+  response: {
+    200: Type.Object(ModelList.properties, {
+      description: 'The models',
+      headers: REQUEST_ID_HEADER,
+    }),
+    ...COMMON_ERRORS,
+  },
+};
+
+const GET_MODEL_OPERATION = {
+  summary: 'Get one model by its id',
+  description: `One entry of /v1/models. ${otherMethods('GET, HEAD')}`,
+  tags: [GATEWAY_TAG],
+  security: API_KEY_SECURITY,
+  params: Type.Object({
+    model: Type.String({
+      description:
+        'A model id, which contains a slash (`openai/gpt-4.1`): the rest of the path is the id. Sent percent-encoded (`openai%2Fgpt-4.1`), as OpenAPI has path parameters, or with the slash as is (`/v1/models/openai/gpt-4.1`), as OpenAI’s SDKs send it: both find it',
+      examples: ['openai/gpt-4.1'],
+    }),
+  }),
+  response: {
+    // Through allOf, so that the document states Model once, for both operations.
+    200: { description: 'The model', headers: REQUEST_ID_HEADER, allOf: [Model] },
+    ...COMMON_ERRORS,
+    404: errorAnswer(
+      '`model_not_found`: no model has this id (with none configured, the message says how to configure one)',
+    ),
+  },
+};
+
+/** An endpoint of OpenAI's API that mnemo does not serve, as the document says it. */
+const notOfferedOperation = (path: string) => ({
+  summary: 'Not offered by mnemo: 404',
+  description: `Offered by OpenAI’s API, not by mnemo: a key that is accepted gets 404 \`unknown_url\` in OpenAI’s shape, saying so and pointing to /v1/chat/completions and /v1/responses, whatever the body. ${otherMethods('POST')}`,
+  tags: [GATEWAY_TAG],
+  security: API_KEY_SECURITY,
+  response: {
+    404: errorAnswer(`\`unknown_url\`: ${path} is not offered by this server`),
+    ...COMMON_ERRORS,
+  },
+});
 
 /**
  * Anything thrown under /v1, as OpenAI's error: its own, or any other failure as the rest of

@@ -21,7 +21,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         title: 'mnemo',
         version: '1',
         description:
-          'Memory service for AI applications: short text memories about a user in an organization. The chat interface under /v1 (models, chat completions, responses) imitates OpenAI’s API, authenticated by API keys, and is described by OpenAI’s own API reference with mnemo’s differences in docs/gateway.md; it is not repeated here. Text: no string of a request body or query may contain NUL (U+0000) or an unpaired UTF-16 surrogate (U+D800 to U+DFFF): 400 naming the field, e.g. `content must not contain NUL characters (U+0000)`.',
+          'Memory service for AI applications: short text memories about a user in an organization, under /api, authenticated by a platform credential. The chat interface under /v1 (tag “Chat gateway (/v1)”: models, chat completions, responses and their WebSocket, compaction) imitates OpenAI’s API, so that OpenAI’s SDKs work with only the base URL and the key changed: it is authenticated by API keys (`Authorization: Bearer mnemo_sk_…`), routes each call to a model of its catalog or to the router `auto`, and answers, errors included, in OpenAI’s shapes. Its operations here state what mnemo checks and answers; fields a body holds beyond them go through to OpenAI-compatible providers, and docs/gateway.md tells how each provider is translated. Text under /api: no string of a request body or query may contain NUL (U+0000) or an unpaired UTF-16 surrogate (U+D800 to U+DFFF): 400 naming the field, e.g. `content must not contain NUL characters (U+0000)`.',
       },
       servers: [{ url: publicUrl }],
       components: {
@@ -33,6 +33,13 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
             openIdConnectUrl: `${publicUrl}/oauth/.well-known/openid-configuration`,
             description:
               'The platform credential: an RS256 JWT access token (`typ` at+jwt) from the built-in authorization server at /oauth (or the outside issuer configured), sent as `Authorization: Bearer`. A token with a `scope` claim may do what its scopes allow (memory:read for GET, memory:write for POST, PATCH and DELETE; 403 otherwise); one without the claim (`mnemo token`, an outside issuer that sends none) may do everything.',
+          },
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'mnemo_sk_ and 49 letters and digits',
+            description:
+              'An API key, for the chat interface under /v1 (and /mcp): `Authorization: Bearer mnemo_sk_…`, created in the studio under Settings > API Keys or with POST /api/v1/api-keys (its secret is shown once). It acts as the user who made it, in its organization; /v1 refuses a platform credential, and /api refuses a key.',
           },
         },
       },

@@ -8,6 +8,16 @@ import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
 import { nullable } from '../chat.schemas.ts';
 import { checkBody } from '../chat.validation.ts';
 import type { Dispatcher } from '../dispatch.ts';
+import {
+  API_KEY_SECURITY,
+  documentedOnly,
+  errorAnswer,
+  GATEWAY_TAG,
+  modelCallErrors,
+  otherMethods,
+  REQUEST_ID_HEADER,
+  ROUTING_HEADERS,
+} from '../gateway.openapi.ts';
 import { GatewayError, invalidRequest } from '../openai-errors.ts';
 import type { Sealer } from '../sealing.ts';
 import {
@@ -19,10 +29,11 @@ import {
 import { newResponseIds, toUsage } from './responses.mapping.ts';
 import { toChatRequest } from './responses.request.ts';
 import {
-  type ContentPart,
+  ContentPart,
   InputItem,
   type MessageItem,
-  type ResponseUsage,
+  ResponsesRequest,
+  ResponseUsage,
 } from './responses.schemas.ts';
 
 /**
@@ -40,29 +51,75 @@ export type CompactRequest = Static<typeof CompactRequest>;
 
 const checkRequest = Compile(CompactRequest);
 
-/** A user message of the compacted window, as the API lists it in `output`. */
-interface KeptMessage {
-  id: string;
-  type: 'message';
-  status: 'completed';
-  role: 'user';
-  content: ContentPart[];
-}
+/**
+ * The body as the document states it: CompactRequest with `input` required too, which the route
+ * checks after refusing a `previous_response_id`.
+ */
+const CompactRequestBody = Type.Object({
+  ...CompactRequest.properties,
+  input: ResponsesRequest.properties.input,
+});
 
-export interface CompactionItem {
-  id: string;
-  type: 'compaction';
-  encrypted_content: string;
-}
+/** A user message of the compacted window, as the API lists it in `output`. */
+const KeptMessage = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('message'),
+  status: Type.Literal('completed'),
+  role: Type.Literal('user'),
+  content: Type.Array(ContentPart),
+});
+type KeptMessage = Static<typeof KeptMessage>;
+
+export const CompactionItem = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('compaction'),
+  encrypted_content: Type.String({
+    description: 'The summary, sealed by mnemo: send the item back in a later `input`',
+  }),
+});
+export type CompactionItem = Static<typeof CompactionItem>;
 
 /** The answer of `POST /v1/responses/compact` (`CompactedResponse` in OpenAI's SDKs). */
-export interface CompactedResponse {
-  id: string;
-  object: 'response.compaction';
-  created_at: number;
-  output: (KeptMessage | CompactionItem)[];
-  usage: ResponseUsage;
-}
+export const CompactedResponse = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('response.compaction'),
+    created_at: Type.Integer({ description: 'Unix seconds' }),
+    output: Type.Array(Type.Union([KeptMessage, CompactionItem]), {
+      description: 'The compacted window: the user’s messages as they were, then one compaction',
+    }),
+    usage: ResponseUsage,
+  },
+  { $id: 'CompactedResponse' },
+);
+export type CompactedResponse = Static<typeof CompactedResponse>;
+
+/** `POST /v1/responses/compact` in /openapi.json (gateway.openapi.ts). */
+const COMPACT_OPERATION = {
+  summary: 'Compact a conversation into its user messages and one sealed summary',
+  description: [
+    'OpenAI’s compaction: the model asked (or the router’s choice) summarizes `input`, the conversation as /v1/responses takes it, with `instructions` as its system message. Send the answer’s `output`, plus what comes next, as the `input` of the next request.',
+    'Refused with 400 beyond the schema: any `previous_response_id` (`previous_response_not_found`: nothing is stored); and what /v1/responses refuses in an `input`.',
+    otherMethods('POST'),
+  ].join('\n\n'),
+  tags: [GATEWAY_TAG],
+  security: API_KEY_SECURITY,
+  body: CompactRequestBody,
+  response: {
+    200: {
+      description: 'The compacted window (`object: "response.compaction"`)',
+      headers: { ...REQUEST_ID_HEADER, ...ROUTING_HEADERS },
+      allOf: [CompactedResponse],
+    },
+    ...modelCallErrors(
+      'The body breaks its schema (`missing_required_parameter`, `invalid_type`, `invalid_value`, naming the parameter), is no JSON (`malformed_json`) or nests deeper than 100 levels (`json_too_deep`), or a rule beyond the schema (see the description); or the provider’s own 400',
+    ),
+    502: errorAnswer(
+      'The model answered with no summary; or `provider_unreachable`, `provider_auth_failed` (the provider refused mnemo’s own key), or the provider’s own 502',
+      ROUTING_HEADERS,
+    ),
+  },
+};
 
 export interface CompactRouteDeps {
   readonly dispatcher: Dispatcher;
@@ -82,7 +139,7 @@ export function registerCompactRoute(app: FastifyInstance, deps: CompactRouteDep
 
   app.post(
     '/responses/compact',
-    { schema: { hide: true }, bodyLimit: GATEWAY_BODY_LIMIT },
+    { bodyLimit: GATEWAY_BODY_LIMIT, config: documentedOnly(COMPACT_OPERATION) },
     async (request, reply) => {
       const startedAt = Date.now();
       const body = checkBody(checkRequest, request.body);

@@ -261,12 +261,15 @@ export const ResponsesRequest = Type.Object({
 });
 export type ResponsesRequest = Static<typeof ResponsesRequest>;
 
+/** Always empty: an array with no items (a tuple of none, as JSON Schema 2020-12 says it). */
+const NoItems = Type.Array(Type.Never(), { maxItems: 0 });
+
 /** The `output_text` part of a message item; annotations and logprobs are never produced. */
 export const OutputText = Type.Object({
   type: Type.Literal('output_text'),
   text: Type.String(),
-  annotations: Type.Tuple([]),
-  logprobs: Type.Tuple([]),
+  annotations: NoItems,
+  logprobs: NoItems,
 });
 export type OutputText = Static<typeof OutputText>;
 

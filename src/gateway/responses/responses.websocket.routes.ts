@@ -1,5 +1,6 @@
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { RawData, WebSocket } from 'ws';
 import type { KeyHolder } from '../../keys/api-key-auth.ts';
@@ -7,6 +8,15 @@ import type { CallUsage } from '../call-usage.ts';
 import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
 import { checkBody } from '../chat.validation.ts';
 import type { Dispatcher } from '../dispatch.ts';
+import {
+  API_KEY_SECURITY,
+  COMMON_ERRORS,
+  documentedOnly,
+  errorAnswer,
+  GATEWAY_TAG,
+  MemoryHeaders,
+  otherMethods,
+} from '../gateway.openapi.ts';
 import type { MemoryCalls } from '../memory/memory-calls.ts';
 import { type MemoryUse, memoryUseOf } from '../memory/memory-switch.ts';
 import { GatewayError, invalidRequest, serverError } from '../openai-errors.ts';
@@ -100,7 +110,7 @@ export function registerResponsesWebSocket(
   app.route({
     method: 'GET',
     url: '/responses',
-    schema: { hide: true },
+    config: documentedOnly(WEBSOCKET_OPERATION),
     handler: async () => {
       throw new GatewayError(
         426,
@@ -132,6 +142,52 @@ export function registerResponsesWebSocket(
     },
   });
 }
+
+/**
+ * `GET /v1/responses` in /openapi.json (gateway.openapi.ts). OpenAPI describes the upgrade, its
+ * headers and its refusals; the messages that follow it are described in words.
+ */
+const WEBSOCKET_OPERATION = {
+  summary: 'Open a WebSocket for many responses on one connection (OpenAI’s WebSocket mode)',
+  description: [
+    'The upgrade to a WebSocket (RFC 6455), authenticated on this request as any /v1 call is; the memory headers decide the memory of every response of the connection.',
+    'Once open, each client message is one JSON text, `{"type": "response.create", …}` with the body of POST /v1/responses beside `type` (`stream` is implied). Each response comes back as the events POST /v1/responses streams, one JSON message per event. Responses run one at a time, in the order asked; at most 4 may wait behind the one running. A `previous_response_id` may name the connection’s last response, to continue it with only the new input; any other is refused.',
+    'A request that cannot start (a message that is no JSON, another `type`, a body POST /v1/responses refuses, a provider’s error before the first event) is answered with one message `{"type": "error", "status", "error": {"message", "type", "param", "code"}}`, and the connection stays open. A connection idle for MNEMO_GATEWAY_WS_IDLE_SECONDS (600 by default) is closed with 1000; a message over 32 MiB closes it with 1009; a shutdown lets the response running finish, then closes with 1001.',
+    `A malformed handshake (no valid \`sec-websocket-key\`, a version other than 13) is refused by the WebSocket layer with a plain-text 400. ${otherMethods('GET, POST, HEAD')}`,
+  ].join('\n\n'),
+  tags: [GATEWAY_TAG],
+  security: API_KEY_SECURITY,
+  headers: Type.Object({
+    upgrade: Type.Literal('websocket'),
+    connection: Type.String({ description: '`Upgrade`' }),
+    'sec-websocket-key': Type.String({ description: 'The handshake’s key (RFC 6455 §4.1)' }),
+    'sec-websocket-version': Type.Literal('13'),
+    ...MemoryHeaders.properties,
+  }),
+  response: {
+    101: {
+      type: 'null',
+      description: 'Switching Protocols: the WebSocket is open',
+      headers: {
+        upgrade: { type: 'string', description: '`websocket`' },
+        'sec-websocket-accept': { type: 'string', description: 'RFC 6455 §4.2.2' },
+      },
+    },
+    ...COMMON_ERRORS,
+    400: errorAnswer(
+      'A memory header is wrong (`invalid_memory_mode`, `invalid_project`, `invalid_user`, `user_with_project`), or `x-mnemo-user` names no one of the organization',
+    ),
+    403: errorAnswer(
+      '`memory_not_allowed`: memory beyond the key’s `memoryAccess`; or the key owner may not use the project or act for the user named',
+    ),
+    404: errorAnswer(
+      'With memory on: the project named is not in the organization, or memory is not enabled for it',
+    ),
+    426: errorAnswer('`upgrade_required`: a GET without the upgrade headers', {
+      upgrade: { type: 'string', description: '`websocket`' },
+    }),
+  },
+};
 
 /** The last response of a connection: what a `previous_response_id` naming it continues. */
 interface LastResponse {
