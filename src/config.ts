@@ -180,6 +180,15 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/**
+ * Whether the environment names the server's public URL (`MNEMO_PUBLIC_URL`, `HOST` or `PORT`
+ * set), rather than leaving it to the default: the CLI talks to the server it signed in to last
+ * only when it does not.
+ */
+export function namesPublicUrl(source: Record<string, string | undefined> = process.env): boolean {
+  return ['MNEMO_PUBLIC_URL', 'HOST', 'PORT'].some((name) => (source[name] ?? '') !== '');
+}
+
 /** Reads and validates the environment once; fails with one message naming every bad variable. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const picked: Record<string, string> = {};

@@ -8,6 +8,9 @@ import type { Tables } from '../db/tables.ts';
  */
 export const OPERATOR_ACTOR_ID = '00000000-0000-0000-0000-000000000000';
 
+/** How that actor is named to people (the studio's audit page names it so too): never as a user. */
+export const OPERATOR_NAME = 'Operator (command line)';
+
 export interface AuditEntry {
   readonly orgId: string;
   readonly actorId: string;

@@ -615,6 +615,25 @@ describe('admin keys and admin audit', () => {
     expect(onlyJson(empty)).toEqual({ entries: [] });
     expect(noOrg).toEqual(refused(`unknown organization ${unknown}`));
   });
+
+  test('audit list names the operator of the command line, by name in text and by id in JSON', async () => {
+    const orgId = await given.org();
+    const { id: userId } = await given.user();
+    expect(
+      await mnemo('admin', 'member', 'add', '--org', orgId, '--user', userId, '--json'),
+    ).toEqual(OK);
+    const json = onlyJson(await mnemo('admin', 'audit', 'list', '--org', orgId, '--json')) as {
+      entries: { at: string; actorId: string }[];
+    };
+    const [added] = json.entries;
+    expect(json.entries).toHaveLength(1);
+    expect(added?.actorId).toBe(OPERATOR_ACTOR_ID);
+    expect(await mnemo('admin', 'audit', 'list', '--org', orgId)).toEqual({
+      code: 0,
+      stdout: `${added?.at}  Operator (command line) member.add for ${userId}\n`,
+      stderr: '',
+    });
+  });
 });
 
 describe('admin user erase', () => {

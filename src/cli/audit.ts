@@ -1,4 +1,4 @@
-import { listAudit } from '../audit/audit.repository.ts';
+import { listAudit, OPERATOR_ACTOR_ID, OPERATOR_NAME } from '../audit/audit.repository.ts';
 import { organizationExists } from '../orgs/orgs.repository.ts';
 import { type Command, onStore, unknownOrganization } from './command.ts';
 
@@ -25,7 +25,7 @@ export const auditList: Command = {
       }));
       const lines = entries.map(
         (e) =>
-          `${e.at}  ${e.actorId} ${e.action} for ${e.targetId}${e.memoryId ? ` (memory ${e.memoryId})` : ''}`,
+          `${e.at}  ${named(e.actorId)} ${e.action} for ${named(e.targetId)}${e.memoryId ? ` (memory ${e.memoryId})` : ''}`,
       );
       return {
         json: { entries },
@@ -34,3 +34,6 @@ export const auditList: Command = {
     });
   },
 };
+
+/** Users by id; the operator of the command line, who is none, by name. */
+const named = (id: string) => (id === OPERATOR_ACTOR_ID ? OPERATOR_NAME : id);

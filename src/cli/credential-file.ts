@@ -1,13 +1,17 @@
 /**
  * The credentials `mnemo login` keeps, one per authorization server (issuer), in
- * `$XDG_CONFIG_HOME/mnemo/credentials.json`, and the client side of that server the CLI needs to
- * keep them fresh: discovery, the refresh token grant, and errors told as sentences.
+ * `$XDG_CONFIG_HOME/mnemo/credentials.json`, with the server it signed in to last; and the client
+ * side of that server the CLI needs to keep them fresh: discovery, the refresh token grant, and
+ * errors told as sentences.
  *
  * ```json
- * { "credentials": { "https://mnemo.example.com/oauth": { "clientId": "mnemo-cli",
+ * { "server": "https://mnemo.example.com",
+ *   "credentials": { "https://mnemo.example.com/oauth": { "clientId": "mnemo-cli",
  *   "accessToken": "eyJ…", "refreshToken": "…", "expiresAt": "2026-01-01T00:00:00.000Z",
  *   "userId": "…", "email": "ada@example.com" } } }
  * ```
+ *
+ * `server` is absent from the files of earlier versions, whose credentials are read as they are.
  *
  * The file holds live refresh tokens: its directory is 0700, the file 0600, and it is replaced
  * whole (a temporary file renamed over it), so a reader or a crash never meets half a file.
@@ -36,6 +40,11 @@ const StoredCredential = Type.Object({
 export type StoredCredential = Static<typeof StoredCredential>;
 
 const CredentialFile = Type.Object({
+  /**
+   * The public URL of the server `mnemo login` signed in to last: the one commands talk to when
+   * neither `--url` nor the environment names one. Forgotten when its credential is signed out.
+   */
+  server: Type.Optional(Type.String({ pattern: '^https?://' })),
   credentials: Type.Record(Type.String(), StoredCredential),
 });
 type CredentialFile = Static<typeof CredentialFile>;
@@ -157,28 +166,46 @@ export async function findCredential(
   return (await readCredentialFile(path)).credentials[issuer];
 }
 
-/** Stores `credential` for `issuer`, replacing any before it, which it returns. */
+/** The server `mnemo login` signed in to last (its public URL), or undefined. */
+export async function rememberedServer(path = cliCredentialsPath()): Promise<string | undefined> {
+  return (await readCredentialFile(path)).server;
+}
+
+/**
+ * Stores `credential` for the server at `publicUrl` (under its issuer), replacing any before it,
+ * which it returns; and remembers that server as the one later commands talk to.
+ */
 export async function saveCredential(
-  issuer: string,
+  publicUrl: string,
   credential: StoredCredential,
   path = cliCredentialsPath(),
 ): Promise<StoredCredential | undefined> {
+  const issuer = issuerOf(publicUrl);
   return updateCredentialFile(path, (file) => {
     const previous = file.credentials[issuer];
     file.credentials[issuer] = credential;
+    file.server = publicUrl;
     return previous;
   });
 }
 
-/** Removes the credential for `issuer` and returns it; undefined when there was none. */
+/**
+ * Removes the credential for the server at `publicUrl` and returns it (undefined when there was
+ * none); forgets the server too when it is the remembered one, so that later commands go back to
+ * the environment's.
+ */
 export async function removeCredential(
-  issuer: string,
+  publicUrl: string,
   path = cliCredentialsPath(),
 ): Promise<StoredCredential | undefined> {
-  if (!(await findCredential(issuer, path))) return undefined;
+  const issuer = issuerOf(publicUrl);
+  // Nothing to forget: no file is written (or made).
+  const { credentials, server } = await readCredentialFile(path);
+  if (!credentials[issuer] && server !== publicUrl) return undefined;
   return updateCredentialFile(path, (file) => {
     const previous = file.credentials[issuer];
     delete file.credentials[issuer];
+    if (file.server === publicUrl) delete file.server;
     return previous;
   });
 }

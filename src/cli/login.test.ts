@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as client from 'openid-client';
@@ -49,6 +49,12 @@ async function storedCredentials(home: string): Promise<Record<string, StoredCre
     credentials: Record<string, StoredCredential>;
   };
   return file.credentials;
+}
+
+/** The server the file remembers as signed in to last. */
+async function rememberedServer(home: string): Promise<string | undefined> {
+  const file = JSON.parse(await readFile(credentialsIn(home), 'utf8')) as { server?: string };
+  return file.server;
 }
 
 async function stored(home: string, issuer: string): Promise<StoredCredential> {
@@ -162,10 +168,15 @@ describe('with the default token lifetime', () => {
     expect(json).toEqual(failure(message, true));
     expect(out).toEqual({
       code: 0,
-      stdout: `Not signed in to ${server.issuer}: nothing to do.\n`,
+      stdout: `Not signed in to ${server.url}: nothing to do.\n`,
       stderr: '',
     });
-    expect(onlyJson(outJson)).toEqual({ issuer: server.issuer, removed: false, revoked: false });
+    expect(onlyJson(outJson)).toEqual({
+      server: server.url,
+      issuer: server.issuer,
+      removed: false,
+      revoked: false,
+    });
     expect(await readdir(home)).toEqual([]);
   });
 
@@ -173,6 +184,7 @@ describe('with the default token lifetime', () => {
     const run = await login(server, mnemo, ['--json'], ada);
     expect(run.code, run.stderr).toBe(0);
     const signedIn = {
+      server: server.url,
       issuer: server.issuer,
       user: { id: ada.id, email: ada.email, name: 'Ada Lovelace' },
       organizations: [
@@ -187,6 +199,7 @@ describe('with the default token lifetime', () => {
     expect((await stat(credentialsIn(home))).mode & 0o777).toBe(0o600);
     expect(await readdir(join(home, 'mnemo'))).toEqual(['credentials.json']);
     const credentials = await storedCredentials(home);
+    expect(await rememberedServer(home)).toBe(server.url);
     expect(credentials).toEqual({
       [server.issuer]: {
         clientId: 'mnemo-cli',
@@ -207,7 +220,7 @@ describe('with the default token lifetime', () => {
     expect(onlyJson(json)).toEqual(signedIn);
     expect(text).toEqual({
       code: 0,
-      stdout: `Signed in to ${server.issuer} as Ada Lovelace <${ada.email}>, user ${ada.id}.\nOrganizations: Acme (admin), Beta (member).\n`,
+      stdout: `Signed in to ${server.url} as Ada Lovelace <${ada.email}>, user ${ada.id}.\nOrganizations: Acme (admin), Beta (member).\n`,
       stderr: '',
     });
     // Fresh for another quarter of an hour: nothing was refreshed.
@@ -238,8 +251,9 @@ describe('with the default token lifetime', () => {
   test('logout revokes the refresh token and forgets the credential', async () => {
     const { refreshToken } = await stored(home, server.issuer);
     const out = await mnemo('logout');
-    expect(out).toEqual({ code: 0, stdout: `Signed out of ${server.issuer}.\n`, stderr: '' });
+    expect(out).toEqual({ code: 0, stdout: `Signed out of ${server.url}.\n`, stderr: '' });
     expect(await storedCredentials(home)).toEqual({});
+    expect(await rememberedServer(home)).toBeUndefined();
     expect(await refreshError(server, refreshToken)).toMatchObject({ error: 'invalid_grant' });
     expect(await mnemo('whoami')).toEqual(
       failure(`not signed in to ${server.issuer}: run mnemo login`),
@@ -263,11 +277,142 @@ describe('with the default token lifetime', () => {
     );
     const out = await mnemo('logout', '--url', `${gone}/`, '--json');
     expect(out.code).toBe(0);
-    expect(onlyJson(out)).toEqual({ issuer, removed: true, revoked: false });
+    expect(onlyJson(out)).toEqual({ server: gone, issuer, removed: true, revoked: false });
     expect(out.stderr).toBe(
       `mnemo: warning: the server was not told (cannot reach ${issuer}: ECONNREFUSED); the credential is removed here all the same\n`,
     );
     expect(Object.keys(await storedCredentials(home))).toEqual([server.issuer]);
+  });
+});
+
+describe('the server signed in to is remembered', () => {
+  /** The server's URL when the environment names none: config.ts's default. */
+  const DEFAULT = 'http://127.0.0.1:8080';
+  let alpha: OAuthServer;
+  let beta: OAuthServer;
+  let home: string;
+  /** `mnemo` with nothing in its environment that names a server. */
+  let mnemo: Mnemo;
+  let withEnv: (env: Record<string, string>) => Mnemo;
+  let ada: Person;
+  let grace: Person;
+  let acme: string;
+
+  const portOf = (server: OAuthServer) => new URL(server.url).port;
+  const signedIn = (stdout: string) => ({ code: 0, stdout, stderr: '' });
+  const adaAtAlpha = () =>
+    signedIn(
+      `Signed in to ${alpha.url} as Ada Lovelace <${ada.email}>, user ${ada.id}.\nOrganizations: Acme (owner).\n`,
+    );
+  const notSignedIn = (url: string) => failure(`not signed in to ${url}/oauth: run mnemo login`);
+
+  beforeAll(async () => {
+    [alpha, beta] = await Promise.all([startOAuthServer(), startOAuthServer()]);
+    acme = await alpha.t.fixtures.org({ name: 'Acme' });
+    ada = await alpha.person({ orgId: acme, role: 'owner' });
+    grace = await beta.person({ name: 'Grace Hopper' });
+    home = await configHome();
+    mnemo = createMnemo({ XDG_CONFIG_HOME: home });
+    withEnv = (env) => createMnemo({ XDG_CONFIG_HOME: home, ...env });
+  });
+  afterAll(() => Promise.all([alpha?.close(), beta?.close()]));
+
+  test('login at PORT remembers the server: later commands without --url talk to it and name it; --url and the environment still choose', async () => {
+    expect(await mnemo('whoami')).toEqual(notSignedIn(DEFAULT));
+
+    const run = await login(alpha, withEnv({ PORT: portOf(alpha) }), [], ada);
+    expect(run).toEqual({
+      ...adaAtAlpha(),
+      stderr: expect.stringMatching(new RegExp(`^${PROMPT.source}$`)),
+    });
+    expect((await stat(credentialsIn(home))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(credentialsIn(home), 'utf8'))).toEqual({
+      server: alpha.url,
+      credentials: {
+        [alpha.issuer]: expect.objectContaining({ userId: ada.id, email: ada.email }),
+      },
+    });
+
+    // Nothing in the environment: the server signed in to.
+    expect(await mnemo('whoami')).toEqual(adaAtAlpha());
+    expect(onlyJson(await mnemo('whoami', '--json'))).toEqual({
+      server: alpha.url,
+      issuer: alpha.issuer,
+      user: { id: ada.id, email: ada.email, name: 'Ada Lovelace' },
+      organizations: [{ id: acme, name: 'Acme', role: 'owner' }],
+    });
+    const token = await alpha.t.fixtures.token(ada.id);
+    expect((await alpha.memory(token, acme, 'POST', { content: 'Prefers tea' })).status).toBe(201);
+    const { memories, cursor } = (await (await alpha.memory(token, acme)).json()) as {
+      memories: unknown[];
+      cursor: string;
+    };
+    const exported = await mnemo('export');
+    expect(exported).toEqual({
+      code: 0,
+      stdout: memories.map((memory) => `${JSON.stringify(memory)}\n`).join(''),
+      stderr: `mnemo: exported 1 memory; continue with GET /api/v1/memory?since=${cursor}\n`,
+    });
+
+    // --url, then the environment, go before it: here they name servers not signed in to.
+    expect(await mnemo('whoami', '--url', beta.url)).toEqual(notSignedIn(beta.url));
+    expect(await withEnv({ MNEMO_PUBLIC_URL: beta.url })('whoami')).toEqual(notSignedIn(beta.url));
+    expect(await withEnv({ PORT: portOf(beta) })('whoami')).toEqual(notSignedIn(beta.url));
+    expect(await withEnv({ PORT: '8080' })('whoami')).toEqual(notSignedIn(DEFAULT));
+    expect(await withEnv({ PORT: portOf(beta) })('whoami', '--url', alpha.url)).toEqual(
+      adaAtAlpha(),
+    );
+  });
+
+  test('a credentials file of the earlier version, which names no server, still signs commands in', async () => {
+    const earlier = await configHome();
+    await mkdir(join(earlier, 'mnemo'), { mode: 0o700 });
+    const credential = await stored(home, alpha.issuer);
+    // As the earlier version wrote it: the credentials alone.
+    const file = `${JSON.stringify({ credentials: { [alpha.issuer]: credential } }, null, 2)}\n`;
+    await writeFile(credentialsIn(earlier), file, { mode: 0o600 });
+    const upgraded = (env: Record<string, string> = {}) =>
+      createMnemo({ XDG_CONFIG_HOME: earlier, ...env });
+
+    expect(await upgraded()('whoami', '--url', alpha.url)).toEqual(adaAtAlpha());
+    expect(await upgraded({ PORT: portOf(alpha) })('whoami')).toEqual(adaAtAlpha());
+    expect(await upgraded({ MNEMO_PUBLIC_URL: alpha.url })('whoami')).toEqual(adaAtAlpha());
+    // No server remembered: the environment's default, as before.
+    expect(await upgraded()('whoami')).toEqual(notSignedIn(DEFAULT));
+    expect(await readFile(credentialsIn(earlier), 'utf8')).toBe(file);
+  });
+
+  test('a second server signed in to becomes the one remembered, each keeping its credential; logout forgets its server', async () => {
+    const run = await login(beta, mnemo, ['--url', beta.url], grace);
+    expect(run.code, run.stderr).toBe(0);
+    const graceAtBeta = signedIn(
+      `Signed in to ${beta.url} as Grace Hopper <${grace.email}>, user ${grace.id}.\nOrganizations: no organization.\n`,
+    );
+    expect(run.stdout).toBe(graceAtBeta.stdout);
+    expect(await rememberedServer(home)).toBe(beta.url);
+    expect(Object.keys(await storedCredentials(home)).sort()).toEqual(
+      [alpha.issuer, beta.issuer].sort(),
+    );
+    expect(await mnemo('whoami')).toEqual(graceAtBeta);
+    expect(await mnemo('whoami', '--url', alpha.url)).toEqual(adaAtAlpha());
+
+    // Signing out of another server leaves the remembered one.
+    expect(await mnemo('logout', '--url', alpha.url)).toEqual(
+      signedIn(`Signed out of ${alpha.url}.\n`),
+    );
+    expect(await rememberedServer(home)).toBe(beta.url);
+    expect(await mnemo('whoami')).toEqual(graceAtBeta);
+
+    // Signing out of the remembered one forgets it: back to the environment's server.
+    expect(onlyJson(await mnemo('logout', '--json'))).toEqual({
+      server: beta.url,
+      issuer: beta.issuer,
+      removed: true,
+      revoked: true,
+    });
+    expect(JSON.parse(await readFile(credentialsIn(home), 'utf8'))).toEqual({ credentials: {} });
+    expect(await mnemo('whoami')).toEqual(notSignedIn(DEFAULT));
+    expect(await mnemo('whoami', '--url', beta.url)).toEqual(notSignedIn(beta.url));
   });
 });
 
@@ -290,7 +435,7 @@ describe('with one-second access tokens', () => {
     const run = await login(server, mnemo, ['--url', server.url], ada);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(
-      `Signed in to ${server.issuer} as Ada <${ada.email}>, user ${ada.id}.\nOrganizations: no organization.\n`,
+      `Signed in to ${server.url} as Ada <${ada.email}>, user ${ada.id}.\nOrganizations: no organization.\n`,
     );
     const first = await stored(home, server.issuer);
     const untilExpired = Math.max(0, Date.parse(first.expiresAt) - Date.now());
@@ -299,6 +444,7 @@ describe('with one-second access tokens', () => {
     const whoami = await mnemo('whoami', '--url', server.url, '--json');
     expect(whoami.stderr).toBe('');
     expect(onlyJson(whoami)).toEqual({
+      server: server.url,
       issuer: server.issuer,
       user: { id: ada.id, email: ada.email, name: 'Ada' },
       organizations: [],

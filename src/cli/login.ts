@@ -1,7 +1,8 @@
 /**
  * Signing the CLI in to a mnemo server and out again: `mnemo login` (the device authorization
  * grant, RFC 8628), `mnemo whoami`, `mnemo logout`. The credential is kept per issuer in the
- * credentials file (credential-file.ts), where other commands find it.
+ * credentials file (credential-file.ts), where other commands find it, with the server signed in
+ * to last: the one they talk to when neither `--url` nor the environment names one.
  */
 import type * as OpenIdClient from 'openid-client';
 import { PLATFORM_SCOPE_NAMES } from '../auth/scopes.ts';
@@ -24,7 +25,7 @@ export const login: Command = {
   path: ['login'],
   usage: 'mnemo login [--url URL]',
   summary:
-    'sign in to the mnemo server at URL (default MNEMO_PUBLIC_URL) in a browser, with a code; keeps the credential',
+    'sign in to the mnemo server at URL (default MNEMO_PUBLIC_URL, else the server last signed in to) in a browser, with a code; keeps the credential, and the server as the one later commands talk to',
   options: [URL_OPTION],
   prepare(args) {
     const url = urlOption(args);
@@ -35,7 +36,8 @@ export const login: Command = {
 export const whoami: Command = {
   path: ['whoami'],
   usage: 'mnemo whoami [--url URL]',
-  summary: 'the user and organizations the CLI is signed in as at URL (default MNEMO_PUBLIC_URL)',
+  summary:
+    'the server, user and organizations the CLI is signed in as at URL (default MNEMO_PUBLIC_URL, else the server last signed in to)',
   options: [URL_OPTION],
   prepare(args) {
     const url = urlOption(args);
@@ -46,7 +48,8 @@ export const whoami: Command = {
 export const logout: Command = {
   path: ['logout'],
   usage: 'mnemo logout [--url URL]',
-  summary: 'revoke and forget the credential for URL (default MNEMO_PUBLIC_URL)',
+  summary:
+    'revoke and forget the credential for URL (default MNEMO_PUBLIC_URL, else the server last signed in to), and that server if it is the one signed in to last',
   options: [URL_OPTION],
   prepare(args) {
     const url = urlOption(args);
@@ -78,31 +81,43 @@ export interface Server {
 }
 
 /**
- * The server to talk to: `--url`, else MNEMO_PUBLIC_URL's (an invalid environment is exit 2, as
- * for every command). Plain http is refused but to a loopback address: exit 2 as well, since
- * the URL, not the server, is what is wrong.
+ * The server to talk to: `--url`; else the environment's, when it names one (MNEMO_PUBLIC_URL,
+ * or HOST and PORT); else the one `mnemo login` signed in to last; else the environment's
+ * default. An invalid environment is exit 2, as for every command; so is plain http but to a
+ * loopback address, since the URL, not the server, is what is wrong.
  */
 export async function serverOf(urlOption: string | undefined, usage: string): Promise<Server> {
   const [credentials, client] = await Promise.all([
     import('./credential-file.ts'),
     import('openid-client'),
   ]);
-  let publicUrl = urlOption;
-  if (publicUrl === undefined) {
-    const { ConfigError, loadConfig } = await import('../config.ts');
-    try {
-      publicUrl = loadConfig().publicUrl;
-    } catch (error) {
-      throw error instanceof ConfigError ? new InvalidConfiguration(error.message) : error;
-    }
+  const server = (publicUrl: string): Server => ({
+    publicUrl,
+    issuer: credentials.issuerOf(publicUrl),
+    credentials,
+    client,
+  });
+  if (urlOption !== undefined) {
+    const problem = credentials.insecureServerProblem(new URL(urlOption));
+    if (problem) throw new UsageError(problem, [usage]);
+    return server(urlOption);
   }
-  const problem = credentials.insecureServerProblem(new URL(publicUrl));
-  if (problem) {
-    throw urlOption === undefined
-      ? new InvalidConfiguration(`MNEMO_PUBLIC_URL: ${problem}`)
-      : new UsageError(problem, [usage]);
+  const { ConfigError, loadConfig, namesPublicUrl } = await import('../config.ts');
+  let configured: string;
+  try {
+    configured = loadConfig().publicUrl;
+  } catch (error) {
+    throw error instanceof ConfigError ? new InvalidConfiguration(error.message) : error;
   }
-  return { publicUrl, issuer: credentials.issuerOf(publicUrl), credentials, client };
+  const remembered = namesPublicUrl() ? undefined : await credentials.rememberedServer();
+  if (remembered !== undefined) {
+    const problem = credentials.insecureServerProblem(new URL(remembered));
+    if (problem) throw new Error(`the server mnemo login remembers: ${problem}`);
+    return server(remembered);
+  }
+  const problem = credentials.insecureServerProblem(new URL(configured));
+  if (problem) throw new InvalidConfiguration(`MNEMO_PUBLIC_URL: ${problem}`);
+  return server(configured);
 }
 
 async function signIn(server: Server, signal: AbortSignal): Promise<Outcome> {
@@ -135,7 +150,7 @@ async function signIn(server: Server, signal: AbortSignal): Promise<Outcome> {
     tokens.access_token,
     tokens.claims()?.sub ?? client.skipSubjectCheck,
   );
-  const previous = await credentials.saveCredential(issuer, {
+  const previous = await credentials.saveCredential(server.publicUrl, {
     clientId: configuration.clientMetadata().client_id,
     accessToken: tokens.access_token,
     refreshToken: tokens.refresh_token,
@@ -147,7 +162,7 @@ async function signIn(server: Server, signal: AbortSignal): Promise<Outcome> {
   if (previous && previous.refreshToken !== tokens.refresh_token) {
     await client.tokenRevocation(configuration, previous.refreshToken).catch(() => {});
   }
-  return signedIn(issuer, user);
+  return signedIn(server, user);
 }
 
 /** RFC 8628 §3.5's errors that end the polling, as what the person should know. */
@@ -170,16 +185,16 @@ function deviceGrantFailure(server: Server, error: unknown): Error {
 async function currentUser(server: Server): Promise<Outcome> {
   const { issuer, credentials } = server;
   const credential = await credentials.currentCredential(issuer);
-  return signedIn(issuer, await fetchUser(server, credential.accessToken, credential.userId));
+  return signedIn(server, await fetchUser(server, credential.accessToken, credential.userId));
 }
 
 async function signOut(server: Server): Promise<Outcome> {
-  const { issuer, credentials, client } = server;
-  const removed = await credentials.removeCredential(issuer);
+  const { publicUrl, issuer, credentials, client } = server;
+  const removed = await credentials.removeCredential(publicUrl);
   if (!removed) {
     return {
-      json: { issuer, removed: false, revoked: false },
-      text: `Not signed in to ${issuer}: nothing to do.`,
+      json: { server: publicUrl, issuer, removed: false, revoked: false },
+      text: `Not signed in to ${publicUrl}: nothing to do.`,
     };
   }
   // Best effort: the credential is forgotten here whether or not the server can be told.
@@ -198,8 +213,8 @@ async function signOut(server: Server): Promise<Outcome> {
     );
   }
   return {
-    json: { issuer, removed: true, revoked },
-    text: `Signed out of ${issuer}.`,
+    json: { server: publicUrl, issuer, removed: true, revoked },
+    text: `Signed out of ${publicUrl}.`,
   };
 }
 
@@ -225,7 +240,9 @@ async function fetchUser(
   return answer;
 }
 
-function signedIn(issuer: string, user: UserInfo): Outcome {
+/** Who is signed in, and where: the server by its public URL, as `--url` takes it. */
+function signedIn(server: Server, user: UserInfo): Outcome {
+  const { publicUrl, issuer } = server;
   const { sub, email, name, organizations } = user;
   const who = name === undefined ? email : `${name} <${email}>`;
   const orgs =
@@ -234,10 +251,11 @@ function signedIn(issuer: string, user: UserInfo): Outcome {
       : organizations.map((org) => `${org.name} (${org.role})`).join(', ');
   return {
     json: {
+      server: publicUrl,
       issuer,
       user: { id: sub, email, ...(name === undefined ? {} : { name }) },
       organizations: organizations.map(({ id, name, role }) => ({ id, name, role })),
     },
-    text: `Signed in to ${issuer} as ${who}, user ${sub}.\nOrganizations: ${orgs}.`,
+    text: `Signed in to ${publicUrl} as ${who}, user ${sub}.\nOrganizations: ${orgs}.`,
   };
 }

@@ -56,9 +56,11 @@ const COMMANDS: readonly Command[] = [
 const HELP_FOOTER = `Every command but serve, export and mcp also takes --json (print one JSON object on stdout) and --help.
 Commands work on the store the server uses: MNEMO_DATABASE_URL (default sqlite:./data/mnemo.db),
 with the schema brought up to date first; the server sees every change at once. mnemo token signs
-for MNEMO_PUBLIC_URL's issuer. login, whoami, logout, export, import and mcp talk to the server at
---url (default MNEMO_PUBLIC_URL) instead, and keep credentials in $XDG_CONFIG_HOME/mnemo/credentials.json
-(default ~/.config/mnemo/). See docs/configuration.md and, for mcp, docs/mcp.md.
+for MNEMO_PUBLIC_URL's issuer. login, whoami, logout, export, import and mcp talk to a server
+instead: the one at --url, else MNEMO_PUBLIC_URL's (or HOST and PORT's) when set, else the one
+mnemo login signed in to last, else http://127.0.0.1:8080. They keep a credential per server in
+$XDG_CONFIG_HOME/mnemo/credentials.json (default ~/.config/mnemo/), with the server signed in to
+last, which logout forgets with its credential. See docs/configuration.md and, for mcp, docs/mcp.md.
 Exit status: 0 done, 1 the command could not be carried out, 2 the command line is wrong.`;
 
 const fullHelp = () =>

@@ -5,7 +5,7 @@ export const mcp: Command = {
   path: ['mcp'],
   usage: 'mnemo mcp [--org ID] [--url URL]',
   summary:
-    'serve the memory tools to an MCP client over stdio, as the user mnemo login signed in at URL (default MNEMO_PUBLIC_URL), in organization ID (needed only by a member of several)',
+    'serve the memory tools to an MCP client over stdio, as the user mnemo login signed in at URL (default MNEMO_PUBLIC_URL, else the server last signed in to), in organization ID (needed only by a member of several)',
   options: ['org', 'url'],
   prepare(args) {
     if (args.json) args.fail('mcp does not take --json: its standard output is the MCP protocol');

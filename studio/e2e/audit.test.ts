@@ -1,6 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { recordAudit } from '../../src/audit/audit.repository.ts';
+import { OPERATOR_ACTOR_ID, recordAudit } from '../../src/audit/audit.repository.ts';
+import { createUncachedErasure } from '../../src/erasure/identity-erasure.ts';
+import { createMembersService } from '../../src/orgs/members.service.ts';
 import { type Person, PHONE, type StudioTest, startStudioTest } from './studio-harness.ts';
 
 let t: StudioTest;
@@ -123,6 +125,52 @@ test('a long log comes a page at a time with "Load older entries"', async () => 
   await page.getByRole('status').filter({ hasText: 'Showing all 120 entries.' }).waitFor();
   expect(await more.count()).toBe(0);
   expect(await t.axe(page)).toEqual([]);
+});
+
+test('what an operator did with the command line is theirs, named on one line, never a former member', async () => {
+  const orgId = await t.server.t.fixtures.org({ name: 'Initech' });
+  const peter = await t.person({ orgId, role: 'owner', name: 'Peter Gibbons' });
+  const milton = await t.server.person({ name: 'Milton Waddams' });
+  // What `mnemo admin member add` and then `mnemo admin user erase` record.
+  const database = t.server.t.database;
+  await createMembersService(database).byOperator.setRole(orgId, milton.id, 'member');
+  await createUncachedErasure(database).eraseAccount({
+    userId: milton.id,
+    actorId: OPERATOR_ACTOR_ID,
+    action: 'user.erase',
+  });
+  const recorded = (await ok(t.api(peter.id, 'GET', '/api/v1/audit', undefined, orgId))) as {
+    entries: { actorId: string; action: string }[];
+  };
+  expect(recorded.entries.map((e) => [e.actorId, e.action])).toEqual([
+    [OPERATOR_ACTOR_ID, 'user.erase'],
+    [OPERATOR_ACTOR_ID, 'member.add'],
+  ]);
+
+  for (const viewport of [undefined, PHONE]) {
+    const page = await t.newPage(viewport ? { viewport } : {});
+    await t.signIn(page, '/audit', peter);
+    await expect.poll(() => rows(page)).toHaveLength(2);
+    expect(await rows(page)).toEqual([
+      [
+        'Operator (command line)',
+        'Erased a person everywhere',
+        `Former member ${milton.id}`,
+        'Nothing else was held',
+      ],
+      ['Operator (command line)', 'Added a member', `Former member ${milton.id}`, 'As member'],
+    ]);
+    // One line box each: the name is not broken over lines, at 1280 px and at 375 px.
+    expect(
+      await page
+        .getByText('Operator (command line)', { exact: true })
+        .evaluateAll((names) => names.map((name) => name.getClientRects().length)),
+    ).toEqual([1, 1]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      viewport?.width ?? 1280,
+    );
+    expect(await t.axe(page)).toEqual([]);
+  }
 });
 
 test('a plain member is told the log is for owners and admins, which the API confirms', async () => {

@@ -99,7 +99,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List memories, in full or changed since a cursor */
+        /**
+         * List memories, in full or changed since a cursor
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization); `project cannot be combined with user` (both `user` and `project` are given); `invalid cursor` (`since` is not a cursor this server gave for this store).
+         */
         get: {
             parameters: {
                 query?: {
@@ -202,7 +205,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add a memory (201), or fold it into an equal one (200) */
+        /**
+         * Add a memory (201), or fold it into an equal one (200)
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization); `project cannot be combined with user` (both `user` and `project` are given); `content is too long: at most 8000 characters` (the text is longer than the server allows).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -217,7 +223,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description The memory text; at least one non-white-space character; no NUL (U+0000) or unpaired surrogate */
-                        content: string;
+                        content: string & unknown;
                         /** @description One of identity, preference, goal, project, relationship, constraint; any other value (or null) leaves the memory without a category, without an error */
                         category?: unknown;
                         /**
@@ -332,7 +338,10 @@ export interface paths {
                 };
             };
         };
-        /** Delete every memory of a store, or of one category of it */
+        /**
+         * Delete every memory of a store, or of one category of it
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization); `project cannot be combined with user` (both `user` and `project` are given).
+         */
         delete: {
             parameters: {
                 query?: {
@@ -341,7 +350,7 @@ export interface paths {
                     /** @description Erase this project's pool (owner access); not combinable with user */
                     project?: string;
                     /** @description Only the memories of this category: one of identity, preference, goal, project, relationship, constraint */
-                    category?: string;
+                    category?: "identity" | "preference" | "goal" | "project" | "relationship" | "constraint";
                 };
                 header: {
                     /** @description The organization the request acts in */
@@ -445,7 +454,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search memories by their words, best first */
+        /**
+         * Search memories by their words, best first
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization); `project cannot be combined with user` (both `user` and `project` are given).
+         */
         get: {
             parameters: {
                 query: {
@@ -453,14 +465,14 @@ export interface paths {
                      * @description What to look for: keywords or a question, as a person types it. Memories holding more of what it asks rank first, each word weighed by how few memories hold it; function words are left out and words match their other forms; the last word, while the text does not end after it, is also a prefix. Punctuation and operators are searched as text, never parsed
                      * @example TICKET-4521
                      */
-                    q: string;
+                    q: string & unknown;
                     /** @description Only memories of this category */
                     category?: "identity" | "preference" | "goal" | "project" | "relationship" | "constraint";
                     /**
                      * @description Most memories to return, 1 to 100 (default 20)
                      * @example 20
                      */
-                    limit?: string;
+                    limit?: number;
                     /** @description Organization member to act for; default: the credential owner */
                     user?: string;
                     /** @description Search this project's shared pool; not combinable with user */
@@ -597,7 +609,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every memory of the store as JSON lines, read from one snapshot, with its cursor */
+        /**
+         * Every memory of the store as JSON lines, read from one snapshot, with its cursor
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization); `project cannot be combined with user` (both `user` and `project` are given).
+         */
         get: {
             parameters: {
                 query?: {
@@ -733,7 +748,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one memory */
+        /**
+         * Get one memory
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization).
+         */
         get: {
             parameters: {
                 query?: {
@@ -832,7 +850,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a memory (idempotent) */
+        /**
+         * Delete a memory (idempotent)
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization).
+         */
         delete: {
             parameters: {
                 query?: {
@@ -932,7 +953,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update a memory */
+        /**
+         * Update a memory
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization); `content is too long: at most 8000 characters` (the text is longer than the server allows); `baseUpdatedAt must be a timestamp like 2026-11-22T09:30:00.000Z` (optimistic concurrency is on and `baseUpdatedAt` is no timestamp).
+         */
         patch: {
             parameters: {
                 query?: {
@@ -953,12 +977,12 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description New text; non-empty; no NUL (U+0000) or unpaired surrogate */
-                        content?: string;
+                        content?: string & unknown;
                         /** @description One of identity, preference, goal, project, relationship, constraint; any other value (or null) leaves the memory without a category, without an error */
                         category?: unknown;
                         /** @description The updatedAt the client last read. Ignored unless the server runs with optimistic concurrency, then a different stored updatedAt answers 409 */
                         baseUpdatedAt?: string;
-                    };
+                    } | unknown | unknown;
                 };
             };
             responses: {
@@ -1063,7 +1087,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add up to 1,000 memories in one write, each as an add */
+        /**
+         * Add up to 1,000 memories in one write, each as an add
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization); `project cannot be combined with user` (both `user` and `project` are given).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1764,13 +1791,13 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description A new name */
-                        name?: string;
+                        name?: string & unknown;
                         /**
                          * @description Who may act for another member: any member, or owners and admins only
                          * @enum {unknown}
                          */
                         userOverride?: "members" | "admins";
-                    };
+                    } | unknown | unknown;
                 };
             };
             responses: {
@@ -2387,7 +2414,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description The project name */
-                        name: string;
+                        name: string & unknown;
                     };
                 };
             };
@@ -2595,7 +2622,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description The project name */
-                        name: string;
+                        name: string & unknown;
                     };
                 };
             };
@@ -3138,7 +3165,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description A display name; on an existing end user, replaces the one held */
-                        name?: string;
+                        name?: string & unknown;
                     };
                 };
             };
@@ -3339,14 +3366,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization’s end users, newest first, a page at a time */
+        /**
+         * The organization’s end users, newest first, a page at a time
+         * @description Refused with 400 for rules no schema can state: `invalid cursor` (`cursor` is not one this list gave).
+         */
         get: {
             parameters: {
                 query?: {
-                    /** @description Page size, 1 to 200 (default 50) */
-                    limit?: string;
+                    /**
+                     * @description End users per page, 1 to 200 (default 50)
+                     * @example 50
+                     */
+                    limit?: number;
                     /** @description The `cursor` of the previous page: the page after it */
-                    cursor?: string;
+                    cursor?: string & unknown;
                     /** @description Keeps the end users whose external id or name starts with it (letter case ignored) */
                     q?: string;
                 };
@@ -3712,8 +3745,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The address to invite */
-                        email: string;
+                        /** @description The address to invite: a local part, @, a domain, no white space */
+                        email: string & unknown;
                         /**
                          * @description owner, admin or member
                          * @enum {unknown}
@@ -4043,7 +4076,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description Shown in the studio */
-                        name: string;
+                        name: string & unknown;
                         /**
                          * @description The app's role in the organization: admin to register end users and act for them whatever the organization's setting; member for its own memories and the projects it is granted
                          * @enum {unknown}
@@ -4357,7 +4390,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description Shown in the studio */
-                        name?: string;
+                        name?: string & unknown;
                         /**
                          * @description The app's role in the organization: admin to register end users and act for them whatever the organization's setting; member for its own memories and the projects it is granted
                          * @enum {unknown}
@@ -4365,7 +4398,7 @@ export interface paths {
                         role?: "admin" | "member";
                         /** @description null: back to the default */
                         rateLimitPerMinute?: number | null;
-                    };
+                    } | unknown | unknown | unknown;
                 };
             };
             responses: {
@@ -4566,7 +4599,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Page through the audit log, newest first: management changes and acts done for other members (owners and admins) */
+        /**
+         * Page through the audit log, newest first: management changes and acts done for other members (owners and admins)
+         * @description Refused with 400 for rules no schema can state: `invalid cursor` (`cursor` is not one this list gave).
+         */
         get: {
             parameters: {
                 query?: {
@@ -4574,9 +4610,9 @@ export interface paths {
                      * @description Entries per page, 1 to 100 (default 50)
                      * @example 50
                      */
-                    limit?: string;
+                    limit?: number;
                     /** @description An earlier page's next: the page after it */
-                    cursor?: string;
+                    cursor?: string & unknown;
                 };
                 header: {
                     /** @description The organization the request acts in */
@@ -4683,14 +4719,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Usage of the chat interface in a range, summed by day, model or API key */
+        /**
+         * Usage of the chat interface in a range, summed by day, model or API key
+         * @description Refused with 400 for rules no schema can state: `from must be a date (YYYY-MM-DD) or a date-time with a time zone (YYYY-MM-DDTHH:mm:ssZ)` (`from` names a day or time that does not exist, such as 2026-02-30); `to must be a date (YYYY-MM-DD) or a date-time with a time zone (YYYY-MM-DDTHH:mm:ssZ)` (`to` names a day or time that does not exist); `from must not be after to` (`from` is later than `to`); `the range must not be longer than 366 days` (`to` is more than a leap year after `from`).
+         */
         get: {
             parameters: {
                 query?: {
                     /** @description Start of the range, included; default: 30 days before to. A date YYYY-MM-DD (00:00 UTC of that day) or an RFC 3339 date-time with its zone. The range is half-open, [from, to): a call at exactly from counts, one at exactly to does not; at most 366 days */
-                    from?: string;
+                    from?: string & unknown;
                     /** @description End of the range, excluded; default: now. A date YYYY-MM-DD (00:00 UTC of that day) or an RFC 3339 date-time with its zone. The range is half-open, [from, to): a call at exactly from counts, one at exactly to does not; at most 366 days */
-                    to?: string;
+                    to?: string & unknown;
                     /** @description Group by UTC day (default), by the model that answered, by API key, or by kind of call: chat (a client's call) or extraction (the call that learned memories from one) */
                     groupBy?: "day" | "model" | "key" | "kind";
                 };
@@ -4835,14 +4874,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every call of the chat interface in a range, as CSV */
+        /**
+         * Every call of the chat interface in a range, as CSV
+         * @description Refused with 400 for rules no schema can state: `from must be a date (YYYY-MM-DD) or a date-time with a time zone (YYYY-MM-DDTHH:mm:ssZ)` (`from` names a day or time that does not exist, such as 2026-02-30); `to must be a date (YYYY-MM-DD) or a date-time with a time zone (YYYY-MM-DDTHH:mm:ssZ)` (`to` names a day or time that does not exist); `from must not be after to` (`from` is later than `to`); `the range must not be longer than 366 days` (`to` is more than a leap year after `from`).
+         */
         get: {
             parameters: {
                 query?: {
                     /** @description Start of the range, included; default: 30 days before to. A date YYYY-MM-DD (00:00 UTC of that day) or an RFC 3339 date-time with its zone. The range is half-open, [from, to): a call at exactly from counts, one at exactly to does not; at most 366 days */
-                    from?: string;
+                    from?: string & unknown;
                     /** @description End of the range, excluded; default: now. A date YYYY-MM-DD (00:00 UTC of that day) or an RFC 3339 date-time with its zone. The range is half-open, [from, to): a call at exactly from counts, one at exactly to does not; at most 366 days */
-                    to?: string;
+                    to?: string & unknown;
                 };
                 header: {
                     /** @description The organization the request acts in */
@@ -5038,7 +5080,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key for the chat interface; its secret is shown this once */
+        /**
+         * Create an API key for the chat interface; its secret is shown this once
+         * @description Refused with 400 for rules no schema can state: `expiresAt must be in the future` (`expiresAt` is not later than now); `memory cannot exceed memoryAccess (off < read < read-write)` (`memory` would read or write more than `memoryAccess` allows, with either taken from the key as it is when not given).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5053,7 +5098,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description What the key is for: 1 to 100 characters, not only white space; stored trimmed */
-                        name: string;
+                        name: string & unknown;
                         /**
                          * Format: date-time
                          * @description When the key stops working (RFC 3339, in the future); default: never
@@ -5276,7 +5321,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change an API key's memory settings (memory, memoryAccess) */
+        /**
+         * Change an API key's memory settings (memory, memoryAccess)
+         * @description Refused with 400 for rules no schema can state: `memory cannot exceed memoryAccess (off < read < read-write)` (`memory` would read or write more than `memoryAccess` allows, with either taken from the key as it is when not given).
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -5304,7 +5352,7 @@ export interface paths {
                          * @enum {unknown}
                          */
                         memoryAccess?: "off" | "read" | "read-write";
-                    };
+                    } | unknown | unknown;
                 };
             };
             responses: {
@@ -5386,6 +5434,2041 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a chat completion, whole or streamed, on any model of the catalog
+         * @description OpenAI’s chat completions: `model` is a catalog id (`anthropic/claude-sonnet-4-5`) or the router, `auto`. The body is checked before anything is sent; fields it does not name go through untouched to OpenAI-compatible providers.
+         *
+         *     Refused with 400 beyond the schema: a `tool` message that answers no call of an earlier assistant message; images, tools or `response_format` to a model without them (`model_not_capable`); `reasoning_effort` to a model named directly that does not reason (`unsupported_parameter`); settings extended thinking refuses (`unsupported_value`, docs/gateway.md); a request no model of the router can serve (`model_not_available`).
+         *
+         *     With `stream: true` the answer is server-sent events. Any other method on this path: 405 `method_not_allowed`, with `Allow: POST`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description What the call does with the key owner’s memories: off, read, read-write (any case), `read` recalling them into the prompt, `read-write` also learning from the conversation. Without it, the key’s `memory` setting. Never more than the key’s `memoryAccess` (403 `memory_not_allowed`); another value is 400 `invalid_memory_mode` */
+                    "x-mnemo-memory"?: string;
+                    /** @description A project of the organization whose pool is recalled beside the owner’s memories (and learned into); empty: 400 `invalid_project` */
+                    "x-mnemo-project"?: string;
+                    /** @description Whose memories instead of the key owner’s: an end user’s id in your app or in mnemo, or a member’s id; empty: 400 `invalid_user`; with `x-mnemo-project`: 400 `user_with_project` */
+                    "x-mnemo-user"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        model: string;
+                        messages: ({
+                            role: "system" | "developer";
+                            content: string | {
+                                /** @enum {string} */
+                                type: "text";
+                                text: string;
+                            }[];
+                            name?: string;
+                        } | {
+                            /** @enum {string} */
+                            role: "user";
+                            content: string | ({
+                                /** @enum {string} */
+                                type: "text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "image_url";
+                                image_url: {
+                                    url: string;
+                                    detail?: "auto" | "low" | "high";
+                                };
+                            })[];
+                            name?: string;
+                        } | {
+                            /** @enum {string} */
+                            role: "assistant";
+                            content?: (string | ({
+                                /** @enum {string} */
+                                type: "text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "refusal";
+                                refusal: string;
+                            })[]) | null;
+                            refusal?: string | null;
+                            tool_calls?: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "function";
+                                function: {
+                                    name: string;
+                                    arguments: string;
+                                };
+                            }[];
+                            name?: string;
+                            reasoning?: string | null;
+                            reasoning_content?: string | null;
+                            reasoning_details?: ({
+                                /** @enum {string} */
+                                type: "reasoning.text";
+                                text: string;
+                                signature?: string | null;
+                                format: string;
+                                index?: number;
+                            } | {
+                                /** @enum {string} */
+                                type: "reasoning.summary";
+                                summary: string;
+                                format: string;
+                                index?: number;
+                            } | {
+                                /** @enum {string} */
+                                type: "reasoning.encrypted";
+                                data: string;
+                                id?: string | null;
+                                format: string;
+                                index?: number;
+                            })[];
+                        } | {
+                            /** @enum {string} */
+                            role: "tool";
+                            content: string | {
+                                /** @enum {string} */
+                                type: "text";
+                                text: string;
+                            }[];
+                            tool_call_id: string;
+                        })[];
+                        stream?: boolean | null;
+                        stream_options?: {
+                            include_usage?: boolean;
+                        } | null;
+                        tools?: {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                                description?: string;
+                                parameters?: {
+                                    [key: string]: unknown;
+                                };
+                                strict?: boolean | null;
+                            };
+                        }[];
+                        tool_choice?: "none" | "auto" | "required" | {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                            };
+                        };
+                        parallel_tool_calls?: boolean;
+                        response_format?: {
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_object";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_schema";
+                            json_schema: {
+                                name: string;
+                                description?: string;
+                                schema?: {
+                                    [key: string]: unknown;
+                                };
+                                strict?: boolean | null;
+                            };
+                        };
+                        max_tokens?: number | null;
+                        max_completion_tokens?: number | null;
+                        stop?: (string | string[]) | null;
+                        temperature?: number | null;
+                        top_p?: number | null;
+                        n?: number | null;
+                        seed?: number | null;
+                        user?: string;
+                        reasoning_effort?: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh") | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description A `chat.completion`, its `usage` always present; streamed, its chunks */
+                200: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        /** @description With memory on (`x-mnemo-memory` or the key’s setting): the ids of the memories recalled into the prompt, comma-separated; empty when none was */
+                        "x-mnemo-memories"?: string;
+                        /** @description `no`, on a stream: a buffering proxy passes each event on */
+                        "x-accel-buffering"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "chat.completion";
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @description The catalog id of the model that answered */
+                            model: string;
+                            choices: {
+                                index: number;
+                                message: {
+                                    /** @enum {string} */
+                                    role: "assistant";
+                                    content: string | null;
+                                    refusal?: string | null;
+                                    tool_calls?: {
+                                        id: string;
+                                        /** @enum {string} */
+                                        type: "function";
+                                        function: {
+                                            name: string;
+                                            arguments: string;
+                                        };
+                                    }[];
+                                    /** @description A reasoning model's reasoning, when it gave any */
+                                    reasoning?: string;
+                                    /** @description The same text as `reasoning`, the spelling some SDKs read */
+                                    reasoning_content?: string;
+                                    /** @description The reasoning as pieces, to send back with this turn */
+                                    reasoning_details?: ({
+                                        /** @enum {string} */
+                                        type: "reasoning.text";
+                                        text: string;
+                                        signature?: string | null;
+                                        format: string;
+                                        index?: number;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "reasoning.summary";
+                                        summary: string;
+                                        format: string;
+                                        index?: number;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "reasoning.encrypted";
+                                        data: string;
+                                        id?: string | null;
+                                        format: string;
+                                        index?: number;
+                                    })[];
+                                };
+                                logprobs?: Record<string, never> | null;
+                                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                            }[];
+                            usage: {
+                                prompt_tokens: number;
+                                /** @description The reasoning tokens included */
+                                completion_tokens: number;
+                                total_tokens: number;
+                                prompt_tokens_details?: {
+                                    cached_tokens: number;
+                                };
+                                /** @description Absent when none */
+                                completion_tokens_details?: {
+                                    reasoning_tokens: number;
+                                };
+                            };
+                            system_fingerprint?: string | null;
+                        };
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description The body breaks its schema (`missing_required_parameter`, `invalid_type`, `invalid_value`, naming the parameter: `messages[1].tool_call_id`), is no JSON (`malformed_json`) or nests deeper than 100 levels (`json_too_deep`), or a rule beyond the schema (see the description); a memory header is wrong (`invalid_memory_mode`, `invalid_project`, `invalid_user`, `user_with_project`); or the provider’s own 400 */
+                400: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `invalid_api_key`: no key, a malformed, unknown, revoked or expired one, a platform credential instead of one, or a key whose user is suspended, banned or no longer a member; the message says which */
+                401: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no key was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `memory_not_allowed`: memory beyond the key’s `memoryAccess`; or the key owner may not read (for `read-write`, edit) the project of `x-mnemo-project`, or act for the user of `x-mnemo-user` */
+                403: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `model_not_found`: no model of the catalog has this id (with none configured, the message says how to configure one); with memory on, also a project of `x-mnemo-project` not in the organization, or memory not enabled for it */
+                404: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `request_too_large`: the body is over 32 MiB */
+                413: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: a `Content-Type` other than JSON */
+                415: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description The provider’s rate limit, passed on (`rate_limit_exceeded`); after the router tried every model that could serve the request */
+                429: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `provider_unreachable`; `provider_auth_failed`: the provider refused mnemo’s own key for it (`x-should-retry: false`, never the caller’s 401); or the provider’s own 502 */
+                502: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `model_not_available`: every model of the router that could serve the request is failing (`retry-after`); `service_unavailable`: mnemo’s store cannot be reached to check the key (`retry-after: 2`); or the provider’s own 503 */
+                503: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `provider_timeout`: the provider did not start answering within MNEMO_GATEWAY_TIMEOUT_SECONDS (300 by default) */
+                504: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description Another refusal: a body that is no JSON (400 `malformed_json`), over 32 MiB (413 `request_too_large`) or of another `Content-Type` (415 `unsupported_media_type`); for a call sent to a model, a provider’s own status, passed on */
+                "4XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description A failure of mnemo’s own (500, `api_error`), or a provider’s own status, passed on */
+                "5XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a WebSocket for many responses on one connection (OpenAI’s WebSocket mode)
+         * @description The upgrade to a WebSocket (RFC 6455), authenticated on this request as any /v1 call is; the memory headers decide the memory of every response of the connection.
+         *
+         *     Once open, each client message is one JSON text, `{"type": "response.create", …}` with the body of POST /v1/responses beside `type` (`stream` is implied). Each response comes back as the events POST /v1/responses streams, one JSON message per event. Responses run one at a time, in the order asked; at most 4 may wait behind the one running. A `previous_response_id` may name the connection’s last response, to continue it with only the new input; any other is refused.
+         *
+         *     A request that cannot start (a message that is no JSON, another `type`, a body POST /v1/responses refuses, a provider’s error before the first event) is answered with one message `{"type": "error", "status", "error": {"message", "type", "param", "code"}}`, and the connection stays open. A connection idle for MNEMO_GATEWAY_WS_IDLE_SECONDS (600 by default) is closed with 1000; a message over 32 MiB closes it with 1009; a shutdown lets the response running finish, then closes with 1001.
+         *
+         *     A malformed handshake (no valid `sec-websocket-key`, a version other than 13) is refused by the WebSocket layer with a plain-text 400. Any other method on this path: 405 `method_not_allowed`, with `Allow: GET, POST, HEAD`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header: {
+                    upgrade: "websocket";
+                    /** @description `Upgrade` */
+                    connection: string;
+                    /** @description The handshake’s key (RFC 6455 §4.1) */
+                    "sec-websocket-key": string;
+                    "sec-websocket-version": "13";
+                    /** @description What the call does with the key owner’s memories: off, read, read-write (any case), `read` recalling them into the prompt, `read-write` also learning from the conversation. Without it, the key’s `memory` setting. Never more than the key’s `memoryAccess` (403 `memory_not_allowed`); another value is 400 `invalid_memory_mode` */
+                    "x-mnemo-memory"?: string;
+                    /** @description A project of the organization whose pool is recalled beside the owner’s memories (and learned into); empty: 400 `invalid_project` */
+                    "x-mnemo-project"?: string;
+                    /** @description Whose memories instead of the key owner’s: an end user’s id in your app or in mnemo, or a member’s id; empty: 400 `invalid_user`; with `x-mnemo-project`: 400 `user_with_project` */
+                    "x-mnemo-user"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Switching Protocols: the WebSocket is open */
+                101: {
+                    headers: {
+                        /** @description `websocket` */
+                        upgrade?: string;
+                        /** @description RFC 6455 §4.2.2 */
+                        "sec-websocket-accept"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description A memory header is wrong (`invalid_memory_mode`, `invalid_project`, `invalid_user`, `user_with_project`), or `x-mnemo-user` names no one of the organization */
+                400: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `invalid_api_key`: no key, a malformed, unknown, revoked or expired one, a platform credential instead of one, or a key whose user is suspended, banned or no longer a member; the message says which */
+                401: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no key was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `memory_not_allowed`: memory beyond the key’s `memoryAccess`; or the key owner may not use the project or act for the user named */
+                403: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description With memory on: the project named is not in the organization, or memory is not enabled for it */
+                404: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `upgrade_required`: a GET without the upgrade headers */
+                426: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description `websocket` */
+                        upgrade?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `service_unavailable`: mnemo’s store cannot be reached to check the key (`retry-after: 2`); for a call sent to a model, also `model_not_available` (every model of the router that could serve it is failing) or the provider’s own 503 */
+                503: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description Another refusal: a body that is no JSON (400 `malformed_json`), over 32 MiB (413 `request_too_large`) or of another `Content-Type` (415 `unsupported_media_type`); for a call sent to a model, a provider’s own status, passed on */
+                "4XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description A failure of mnemo’s own (500, `api_error`), or a provider’s own status, passed on */
+                "5XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a response (OpenAI’s Responses API), whole or streamed, on any model of the catalog
+         * @description OpenAI’s Responses API, served for every provider through chat completions. Nothing is stored: send the whole conversation in `input`, output items of earlier responses included (a `reasoning` item’s `encrypted_content` carries the provider’s signed reasoning back; a `compaction` item from /v1/responses/compact is opened into its summary).
+         *
+         *     Refused with 400 beyond the schema: `previous_response_id`, `conversation`, `prompt` and `background: true` (`unsupported_parameter`: nothing is stored); input items, content parts, tools and tool choices of other types than the schema’s own (built-in tools, files: `unsupported_value`); a content part its message’s role does not take; an `input_image` with a `file_id` or without an `image_url`; an `input` with no message or call; a function call output answering no earlier call; a `compaction` item without `encrypted_content`, or an `encrypted_content` mnemo did not seal (`invalid_encrypted_content`); and what a model cannot take, as for /v1/chat/completions (`model_not_capable`, `unsupported_parameter` for `reasoning.effort`).
+         *
+         *     With `stream: true` the answer is server-sent events. The same path also takes a WebSocket (GET). Any other method on this path: 405 `method_not_allowed`, with `Allow: GET, POST, HEAD`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description What the call does with the key owner’s memories: off, read, read-write (any case), `read` recalling them into the prompt, `read-write` also learning from the conversation. Without it, the key’s `memory` setting. Never more than the key’s `memoryAccess` (403 `memory_not_allowed`); another value is 400 `invalid_memory_mode` */
+                    "x-mnemo-memory"?: string;
+                    /** @description A project of the organization whose pool is recalled beside the owner’s memories (and learned into); empty: 400 `invalid_project` */
+                    "x-mnemo-project"?: string;
+                    /** @description Whose memories instead of the key owner’s: an end user’s id in your app or in mnemo, or a member’s id; empty: 400 `invalid_user`; with `x-mnemo-project`: 400 `user_with_project` */
+                    "x-mnemo-user"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        model: string;
+                        input: string | ({
+                            /** @enum {string} */
+                            type?: "message";
+                            role: "user" | "assistant" | "system" | "developer";
+                            content: string | ({
+                                /** @enum {string} */
+                                type: "input_text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "output_text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "refusal";
+                                refusal: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "input_image";
+                                image_url?: string | null;
+                                file_id?: string | null;
+                                detail?: ("auto" | "low" | "high") | null;
+                            } | {
+                                type: string;
+                            })[];
+                        } | {
+                            /** @enum {string} */
+                            type: "function_call";
+                            call_id: string;
+                            name: string;
+                            arguments: string;
+                            id?: string | null;
+                        } | {
+                            /** @enum {string} */
+                            type: "function_call_output";
+                            call_id: string;
+                            output: string | ({
+                                /** @enum {string} */
+                                type: "input_text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "output_text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "refusal";
+                                refusal: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "input_image";
+                                image_url?: string | null;
+                                file_id?: string | null;
+                                detail?: ("auto" | "low" | "high") | null;
+                            } | {
+                                type: string;
+                            })[];
+                            id?: string | null;
+                        } | {
+                            /** @enum {string} */
+                            type: "reasoning";
+                            id?: string | null;
+                            summary: {
+                                /** @enum {string} */
+                                type: "summary_text";
+                                text: string;
+                            }[];
+                            content?: {
+                                /** @enum {string} */
+                                type: "reasoning_text";
+                                text: string;
+                            }[] | null;
+                            encrypted_content?: string | null;
+                            status?: ("in_progress" | "completed" | "incomplete") | null;
+                        } | {
+                            type: string;
+                        })[];
+                        instructions?: string | null;
+                        tools?: ({
+                            /** @enum {string} */
+                            type: "function";
+                            name: string;
+                            description?: string | null;
+                            parameters?: {
+                                [key: string]: unknown;
+                            } | null;
+                            strict?: boolean | null;
+                        } | {
+                            type: string;
+                        })[] | null;
+                        tool_choice?: ("none" | "auto" | "required" | {
+                            /** @enum {string} */
+                            type: "function";
+                            name: string;
+                        } | {
+                            type: string;
+                        }) | null;
+                        parallel_tool_calls?: boolean | null;
+                        max_output_tokens?: number | null;
+                        temperature?: number | null;
+                        top_p?: number | null;
+                        presence_penalty?: number | null;
+                        frequency_penalty?: number | null;
+                        top_logprobs?: number | null;
+                        reasoning?: {
+                            effort?: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh") | null;
+                            summary?: ("auto" | "concise" | "detailed") | null;
+                            generate_summary?: ("auto" | "concise" | "detailed") | null;
+                        } | null;
+                        text?: {
+                            format?: ({
+                                /** @enum {string} */
+                                type: "text";
+                            } | {
+                                /** @enum {string} */
+                                type: "json_object";
+                            } | {
+                                /** @enum {string} */
+                                type: "json_schema";
+                                name: string;
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string | null;
+                                strict?: boolean | null;
+                            }) | null;
+                            verbosity?: ("low" | "medium" | "high") | null;
+                        } | null;
+                        stream?: boolean | null;
+                        metadata?: {
+                            [key: string]: string;
+                        } | null;
+                        user?: string | null;
+                        safety_identifier?: string | null;
+                        prompt_cache_key?: string | null;
+                        prompt_cache_retention?: ("in_memory" | "24h") | null;
+                        service_tier?: string | null;
+                        max_tool_calls?: number | null;
+                        truncation?: ("auto" | "disabled") | null;
+                        include?: string[] | null;
+                        store?: boolean | null;
+                        previous_response_id?: string | null;
+                        conversation?: unknown;
+                        background?: boolean | null;
+                        prompt?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description A Response object (`object: "response"`); streamed, its events */
+                200: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        /** @description With memory on (`x-mnemo-memory` or the key’s setting): the ids of the memories recalled into the prompt, comma-separated; empty when none was */
+                        "x-mnemo-memories"?: string;
+                        /** @description `no`, on a stream: a buffering proxy passes each event on */
+                        "x-accel-buffering"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "response";
+                            created_at: number;
+                            status: "in_progress" | "completed" | "incomplete" | "failed";
+                            /** @enum {boolean} */
+                            background: false;
+                            billing: {
+                                /** @enum {string} */
+                                payer: "developer";
+                            };
+                            completed_at: number | null;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            frequency_penalty: number;
+                            incomplete_details: {
+                                reason: "max_output_tokens" | "content_filter";
+                            } | null;
+                            instructions: string | null;
+                            max_output_tokens: number | null;
+                            max_tool_calls: number | null;
+                            model: string;
+                            output: ({
+                                id: string;
+                                /** @enum {string} */
+                                type: "reasoning";
+                                status: "in_progress" | "completed" | "incomplete";
+                                summary: {
+                                    /** @enum {string} */
+                                    type: "summary_text";
+                                    text: string;
+                                }[];
+                                content: {
+                                    /** @enum {string} */
+                                    type: "reasoning_text";
+                                    text: string;
+                                }[];
+                                encrypted_content: string | null;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "message";
+                                status: "in_progress" | "completed" | "incomplete";
+                                /** @enum {string} */
+                                role: "assistant";
+                                content: ({
+                                    /** @enum {string} */
+                                    type: "output_text";
+                                    text: string;
+                                    annotations: unknown[];
+                                    logprobs: unknown[];
+                                } | {
+                                    /** @enum {string} */
+                                    type: "refusal";
+                                    refusal: string;
+                                })[];
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "function_call";
+                                status: "in_progress" | "completed" | "incomplete";
+                                call_id: string;
+                                name: string;
+                                arguments: string;
+                            })[];
+                            parallel_tool_calls: boolean;
+                            presence_penalty: number;
+                            previous_response_id: null;
+                            prompt_cache_key: string | null;
+                            prompt_cache_retention: ("in_memory" | "24h") | null;
+                            reasoning: {
+                                effort: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh") | null;
+                                summary: ("auto" | "concise" | "detailed") | null;
+                            };
+                            safety_identifier: string | null;
+                            /** @enum {string} */
+                            service_tier: "default";
+                            /** @enum {boolean} */
+                            store: false;
+                            temperature: number;
+                            text: {
+                                format: {
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "json_object";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "json_schema";
+                                    name: string;
+                                    schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    description?: string | null;
+                                    strict?: boolean | null;
+                                };
+                                verbosity: "low" | "medium" | "high";
+                            };
+                            tool_choice: "none" | "auto" | "required" | {
+                                /** @enum {string} */
+                                type: "function";
+                                name: string;
+                            } | {
+                                type: string;
+                            };
+                            tools: {
+                                /** @enum {string} */
+                                type: "function";
+                                name: string;
+                                description: string | null;
+                                parameters: {
+                                    [key: string]: unknown;
+                                } | null;
+                                strict: boolean;
+                            }[];
+                            top_logprobs: number;
+                            top_p: number;
+                            /** @enum {string} */
+                            truncation: "disabled";
+                            usage: {
+                                input_tokens: number;
+                                input_tokens_details: {
+                                    cached_tokens: number;
+                                    cache_write_tokens: number;
+                                };
+                                output_tokens: number;
+                                output_tokens_details: {
+                                    reasoning_tokens: number;
+                                };
+                                total_tokens: number;
+                            } | null;
+                            user: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                        };
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description The body breaks its schema (`missing_required_parameter`, `invalid_type`, `invalid_value`, naming the parameter: `input[2].call_id`), is no JSON (`malformed_json`) or nests deeper than 100 levels (`json_too_deep`), or a rule beyond the schema (see the description); a memory header is wrong (`invalid_memory_mode`, `invalid_project`, `invalid_user`, `user_with_project`); or the provider’s own 400 */
+                400: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `invalid_api_key`: no key, a malformed, unknown, revoked or expired one, a platform credential instead of one, or a key whose user is suspended, banned or no longer a member; the message says which */
+                401: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no key was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `memory_not_allowed`: memory beyond the key’s `memoryAccess`; or the key owner may not read (for `read-write`, edit) the project of `x-mnemo-project`, or act for the user of `x-mnemo-user` */
+                403: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `model_not_found`: no model of the catalog has this id (with none configured, the message says how to configure one); with memory on, also a project of `x-mnemo-project` not in the organization, or memory not enabled for it */
+                404: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `request_too_large`: the body is over 32 MiB */
+                413: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: a `Content-Type` other than JSON */
+                415: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description The provider’s rate limit, passed on (`rate_limit_exceeded`); after the router tried every model that could serve the request */
+                429: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `provider_unreachable`; `provider_auth_failed`: the provider refused mnemo’s own key for it (`x-should-retry: false`, never the caller’s 401); or the provider’s own 502 */
+                502: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `model_not_available`: every model of the router that could serve the request is failing (`retry-after`); `service_unavailable`: mnemo’s store cannot be reached to check the key (`retry-after: 2`); or the provider’s own 503 */
+                503: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `provider_timeout`: the provider did not start answering within MNEMO_GATEWAY_TIMEOUT_SECONDS (300 by default) */
+                504: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description Another refusal: a body that is no JSON (400 `malformed_json`), over 32 MiB (413 `request_too_large`) or of another `Content-Type` (415 `unsupported_media_type`); for a call sent to a model, a provider’s own status, passed on */
+                "4XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description A failure of mnemo’s own (500, `api_error`), or a provider’s own status, passed on */
+                "5XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact a conversation into its user messages and one sealed summary
+         * @description OpenAI’s compaction: the model asked (or the router’s choice) summarizes `input`, the conversation as /v1/responses takes it, with `instructions` as its system message. Send the answer’s `output`, plus what comes next, as the `input` of the next request.
+         *
+         *     Refused with 400 beyond the schema: any `previous_response_id` (`previous_response_not_found`: nothing is stored); and what /v1/responses refuses in an `input`.
+         *
+         *     Any other method on this path: 405 `method_not_allowed`, with `Allow: POST`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        model: string;
+                        input: string | ({
+                            /** @enum {string} */
+                            type?: "message";
+                            role: "user" | "assistant" | "system" | "developer";
+                            content: string | ({
+                                /** @enum {string} */
+                                type: "input_text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "output_text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "refusal";
+                                refusal: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "input_image";
+                                image_url?: string | null;
+                                file_id?: string | null;
+                                detail?: ("auto" | "low" | "high") | null;
+                            } | {
+                                type: string;
+                            })[];
+                        } | {
+                            /** @enum {string} */
+                            type: "function_call";
+                            call_id: string;
+                            name: string;
+                            arguments: string;
+                            id?: string | null;
+                        } | {
+                            /** @enum {string} */
+                            type: "function_call_output";
+                            call_id: string;
+                            output: string | ({
+                                /** @enum {string} */
+                                type: "input_text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "output_text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "refusal";
+                                refusal: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "input_image";
+                                image_url?: string | null;
+                                file_id?: string | null;
+                                detail?: ("auto" | "low" | "high") | null;
+                            } | {
+                                type: string;
+                            })[];
+                            id?: string | null;
+                        } | {
+                            /** @enum {string} */
+                            type: "reasoning";
+                            id?: string | null;
+                            summary: {
+                                /** @enum {string} */
+                                type: "summary_text";
+                                text: string;
+                            }[];
+                            content?: {
+                                /** @enum {string} */
+                                type: "reasoning_text";
+                                text: string;
+                            }[] | null;
+                            encrypted_content?: string | null;
+                            status?: ("in_progress" | "completed" | "incomplete") | null;
+                        } | {
+                            type: string;
+                        })[];
+                        instructions?: string | null;
+                        previous_response_id?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description The compacted window (`object: "response.compaction"`) */
+                200: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CompactedResponse"];
+                    };
+                };
+                /** @description The body breaks its schema (`missing_required_parameter`, `invalid_type`, `invalid_value`, naming the parameter), is no JSON (`malformed_json`) or nests deeper than 100 levels (`json_too_deep`), or a rule beyond the schema (see the description); or the provider’s own 400 */
+                400: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `invalid_api_key`: no key, a malformed, unknown, revoked or expired one, a platform credential instead of one, or a key whose user is suspended, banned or no longer a member; the message says which */
+                401: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no key was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `model_not_found`: no model of the catalog has this id (with none configured, the message says how to configure one) */
+                404: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `request_too_large`: the body is over 32 MiB */
+                413: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: a `Content-Type` other than JSON */
+                415: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description The provider’s rate limit, passed on (`rate_limit_exceeded`); after the router tried every model that could serve the request */
+                429: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description The model answered with no summary; or `provider_unreachable`, `provider_auth_failed` (the provider refused mnemo’s own key), or the provider’s own 502 */
+                502: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `model_not_available`: every model of the router that could serve the request is failing (`retry-after`); `service_unavailable`: mnemo’s store cannot be reached to check the key (`retry-after: 2`); or the provider’s own 503 */
+                503: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `provider_timeout`: the provider did not start answering within MNEMO_GATEWAY_TIMEOUT_SECONDS (300 by default) */
+                504: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description The catalog id of the model that answered (or failed last) */
+                        "x-mnemo-model"?: string;
+                        /** @description The provider of that model, as the catalog names it */
+                        "x-mnemo-provider"?: string;
+                        /** @description `requested by name`, or for the router (`auto`) the model it chose and why, then each model it passed over and why */
+                        "x-mnemo-route"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description Another refusal: a body that is no JSON (400 `malformed_json`), over 32 MiB (413 `request_too_large`) or of another `Content-Type` (415 `unsupported_media_type`); for a call sent to a model, a provider’s own status, passed on */
+                "4XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description A failure of mnemo’s own (500, `api_error`), or a provider’s own status, passed on */
+                "5XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models: the catalog’s chat models, then the router
+         * @description Every chat model of the catalog, in its order, and last the router (`auto` unless configured otherwise), in OpenAI’s list shape. Any other method on this path: 405 `method_not_allowed`, with `Allow: GET, HEAD`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The models */
+                200: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            object: "list";
+                            data: components["schemas"]["Model"][];
+                        };
+                    };
+                };
+                /** @description `invalid_api_key`: no key, a malformed, unknown, revoked or expired one, a platform credential instead of one, or a key whose user is suspended, banned or no longer a member; the message says which */
+                401: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no key was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `service_unavailable`: mnemo’s store cannot be reached to check the key (`retry-after: 2`); for a call sent to a model, also `model_not_available` (every model of the router that could serve it is failing) or the provider’s own 503 */
+                503: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description Another refusal: a body that is no JSON (400 `malformed_json`), over 32 MiB (413 `request_too_large`) or of another `Content-Type` (415 `unsupported_media_type`); for a call sent to a model, a provider’s own status, passed on */
+                "4XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description A failure of mnemo’s own (500, `api_error`), or a provider’s own status, passed on */
+                "5XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one model by its id
+         * @description One entry of /v1/models. Any other method on this path: 405 `method_not_allowed`, with `Allow: GET, HEAD`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description A model id, which contains a slash (`openai/gpt-4.1`): the rest of the path is the id. Sent percent-encoded (`openai%2Fgpt-4.1`), as OpenAPI has path parameters, or with the slash as is (`/v1/models/openai/gpt-4.1`), as OpenAI’s SDKs send it: both find it
+                     * @example openai/gpt-4.1
+                     */
+                    model: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The model */
+                200: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Model"];
+                    };
+                };
+                /** @description `invalid_api_key`: no key, a malformed, unknown, revoked or expired one, a platform credential instead of one, or a key whose user is suspended, banned or no longer a member; the message says which */
+                401: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no key was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `model_not_found`: no model has this id (with none configured, the message says how to configure one) */
+                404: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `service_unavailable`: mnemo’s store cannot be reached to check the key (`retry-after: 2`); for a call sent to a model, also `model_not_available` (every model of the router that could serve it is failing) or the provider’s own 503 */
+                503: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description Another refusal: a body that is no JSON (400 `malformed_json`), over 32 MiB (413 `request_too_large`) or of another `Content-Type` (415 `unsupported_media_type`); for a call sent to a model, a provider’s own status, passed on */
+                "4XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description A failure of mnemo’s own (500, `api_error`), or a provider’s own status, passed on */
+                "5XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Not offered by mnemo: 404
+         * @description Offered by OpenAI’s API, not by mnemo: a key that is accepted gets 404 `unknown_url` in OpenAI’s shape, saying so and pointing to /v1/chat/completions and /v1/responses, whatever the body. Any other method on this path: 405 `method_not_allowed`, with `Allow: POST`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `invalid_api_key`: no key, a malformed, unknown, revoked or expired one, a platform credential instead of one, or a key whose user is suspended, banned or no longer a member; the message says which */
+                401: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no key was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `unknown_url`: /v1/completions is not offered by this server */
+                404: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `service_unavailable`: mnemo’s store cannot be reached to check the key (`retry-after: 2`); for a call sent to a model, also `model_not_available` (every model of the router that could serve it is failing) or the provider’s own 503 */
+                503: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description Another refusal: a body that is no JSON (400 `malformed_json`), over 32 MiB (413 `request_too_large`) or of another `Content-Type` (415 `unsupported_media_type`); for a call sent to a model, a provider’s own status, passed on */
+                "4XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description A failure of mnemo’s own (500, `api_error`), or a provider’s own status, passed on */
+                "5XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Not offered by mnemo: 404
+         * @description Offered by OpenAI’s API, not by mnemo: a key that is accepted gets 404 `unknown_url` in OpenAI’s shape, saying so and pointing to /v1/chat/completions and /v1/responses, whatever the body. Any other method on this path: 405 `method_not_allowed`, with `Allow: POST`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `invalid_api_key`: no key, a malformed, unknown, revoked or expired one, a platform credential instead of one, or a key whose user is suspended, banned or no longer a member; the message says which */
+                401: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no key was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `unknown_url`: /v1/embeddings is not offered by this server */
+                404: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description `service_unavailable`: mnemo’s store cannot be reached to check the key (`retry-after: 2`); for a call sent to a model, also `model_not_available` (every model of the router that could serve it is failing) or the provider’s own 503 */
+                503: {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        /** @description Seconds to wait, when known */
+                        "retry-after"?: string;
+                        /** @description Milliseconds to wait, when the provider said */
+                        "retry-after-ms"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description Another refusal: a body that is no JSON (400 `malformed_json`), over 32 MiB (413 `request_too_large`) or of another `Content-Type` (415 `unsupported_media_type`); for a call sent to a model, a provider’s own status, passed on */
+                "4XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+                /** @description A failure of mnemo’s own (500, `api_error`), or a provider’s own status, passed on */
+                "5XX": {
+                    headers: {
+                        /** @description This answer’s id, `req_` and 32 hex digits, as OpenAI’s API gives it */
+                        "x-request-id"?: string;
+                        /** @description `true` on 408, 429 and 5xx (except a provider refusing mnemo’s own key), `false` otherwise: the official SDKs follow it */
+                        "x-should-retry"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: components["schemas"]["OpenAiError"];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/me/connections": {
@@ -5907,6 +7990,83 @@ export interface components {
             expiresAt: string | null;
             /** @description When the key was revoked; null when it was not */
             revokedAt: string | null;
+        };
+        /** @description An error, in the shape of OpenAI’s API */
+        OpenAiError: {
+            /** @description What went wrong, for people */
+            message: string;
+            /** @description `invalid_request_error`, `rate_limit_error` or `api_error`; a provider’s error keeps its own */
+            type: string;
+            /** @description The parameter at fault, as a path into the body (`messages[1].role`) */
+            param: string | null;
+            /** @description A stable code to branch on (`invalid_api_key`, `model_not_found`, …) */
+            code: string | null;
+        };
+        CompactedResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "response.compaction";
+            /** @description Unix seconds */
+            created_at: number;
+            /** @description The compacted window: the user’s messages as they were, then one compaction */
+            output: ({
+                id: string;
+                /** @enum {string} */
+                type: "message";
+                /** @enum {string} */
+                status: "completed";
+                /** @enum {string} */
+                role: "user";
+                content: ({
+                    /** @enum {string} */
+                    type: "input_text";
+                    text: string;
+                } | {
+                    /** @enum {string} */
+                    type: "output_text";
+                    text: string;
+                } | {
+                    /** @enum {string} */
+                    type: "refusal";
+                    refusal: string;
+                } | {
+                    /** @enum {string} */
+                    type: "input_image";
+                    image_url?: string | null;
+                    file_id?: string | null;
+                    detail?: ("auto" | "low" | "high") | null;
+                } | {
+                    type: string;
+                })[];
+            } | {
+                id: string;
+                /** @enum {string} */
+                type: "compaction";
+                /** @description The summary, sealed by mnemo: send the item back in a later `input` */
+                encrypted_content: string;
+            })[];
+            usage: {
+                input_tokens: number;
+                input_tokens_details: {
+                    cached_tokens: number;
+                    cache_write_tokens: number;
+                };
+                output_tokens: number;
+                output_tokens_details: {
+                    reasoning_tokens: number;
+                };
+                total_tokens: number;
+            };
+        };
+        Model: {
+            /** @description The id `model` takes: a catalog id, or the router’s */
+            id: string;
+            /** @enum {string} */
+            object: "model";
+            /** @description Unix seconds: when this server started */
+            created: number;
+            /** @description The provider, as the catalog names it; `mnemo` for the router */
+            owned_by: string;
         };
         Connection: {
             /**

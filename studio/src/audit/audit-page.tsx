@@ -13,6 +13,8 @@ import {
   type AuditNames,
   type AuditTarget,
   describeEntry,
+  OPERATOR_ID,
+  OPERATOR_NAME,
 } from './audit-words.ts';
 import './audit.css';
 
@@ -56,7 +58,7 @@ function AuditLog() {
         api.GET('/api/v1/audit', {
           params: {
             query: {
-              limit: String(PAGE_SIZE),
+              limit: PAGE_SIZE,
               ...(pageParam === undefined ? {} : { cursor: pageParam }),
             },
             header: inOrg(org.id),
@@ -96,6 +98,7 @@ function AuditLog() {
   const names: AuditNames = {
     project: (id) => projectNames.get(id),
     person: (id) => {
+      if (id === OPERATOR_ID) return OPERATOR_NAME;
       const member = people.get(id);
       return member ? (member.name ?? member.email) : undefined;
     },
@@ -206,8 +209,21 @@ function AuditTable(props: {
   );
 }
 
-/** A member by name; someone no longer in the organization by id. */
+/**
+ * A member by name; the operator of the command line as such, on one line; someone no longer in
+ * the organization by id.
+ */
 function Person(props: { id: string; people: ReadonlyMap<string, Member> }) {
+  if (props.id === OPERATOR_ID) {
+    return (
+      <span
+        className="audit-operator"
+        title="An operator of this mnemo server, with the mnemo command"
+      >
+        {OPERATOR_NAME}
+      </span>
+    );
+  }
   const member = props.people.get(props.id);
   if (member) {
     return (

@@ -144,6 +144,8 @@ test('end users, apps and invitations read as words, erasures with what went', (
       entry('erase', { deleted: 12 }),
       entry('erase', { deleted: 1, category: 'preference' }),
       entry('org.export'),
+      entry('user.erase', { ...ERASED, invitations: 1 }),
+      entry('user.erase', { ...NOTHING, invitations: 0 }),
     ].map(words),
   ).toEqual([
     ['Registered an end user', 'end_user', undefined],
@@ -181,6 +183,12 @@ test('end users, apps and invitations read as words, erasures with what went', (
     ['Deleted all memories', 'person', '12 memories'],
     ['Deleted all preference memories', 'person', '1 memory'],
     ['Exported the organization’s memories', 'organization', undefined],
+    [
+      'Erased a person everywhere',
+      'person',
+      'Deleted 12 memories, 3 memories in project pools, 1 proposed memory, 2 project accesses, 1 API key, 1 invitation',
+    ],
+    ['Erased a person everywhere', 'person', 'Nothing else was held'],
   ]);
 });
 

@@ -3,6 +3,15 @@ import { memoryLabel, rightsLabel } from '../keys/key-memory.ts';
 
 export type AuditEntry = components['schemas']['AuditEntry'];
 
+/**
+ * The actor of what an operator did with the `mnemo` command line (`mnemo admin …`): the nil
+ * UUID, which no user has (the API's AuditEntry.actorId).
+ */
+export const OPERATOR_ID = '00000000-0000-0000-0000-000000000000';
+
+/** How the page names that operator: someone who is no member, and never was. */
+export const OPERATOR_NAME = 'Operator (command line)';
+
 /** What an entry was done to, as the page names it. */
 export type AuditTarget =
   | { readonly kind: 'person'; readonly id: string }
@@ -89,6 +98,7 @@ function erasedCounts(d: Record<string, unknown>): string {
     counted(d.proposals, 'proposed memory', 'proposed memories'),
     counted(d.projectGrants, 'project access', 'project accesses'),
     counted(d.apiKeys, 'API key', 'API keys'),
+    counted(d.invitations, 'invitation', 'invitations'),
   ].filter((part): part is string => part !== undefined);
   return parts.length === 0 ? 'Nothing else was held' : `Deleted ${parts.join(', ')}`;
 }
@@ -106,8 +116,9 @@ const joined = (parts: readonly (string | undefined)[]) => {
  * An audit entry in words. The actions are those the API records (`recordAudit` calls):
  * org.update, member.add|role|remove, project.create|update|delete, collaborator.set|remove,
  * api_key.create|update|revoke, end_user.register|update|erase, app.create|update|secret|revoke,
- * invitation.create|revoke|accept, org.export, and list|search|get|add|update|delete|export|erase
- * of memories done for another member. An action not known here is shown as the API names it.
+ * invitation.create|revoke|accept, org.export, user.erase (by an operator), and
+ * list|search|get|add|update|delete|export|erase of memories done for another member. An action
+ * not known here is shown as the API names it.
  */
 export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEntry {
   const d = entry.details ?? {};
@@ -286,6 +297,8 @@ export function describeEntry(entry: AuditEntry, names: AuditNames): DescribedEn
         details: joined([roleAs('As', d.role), invitedBy]),
       };
     }
+    case 'user.erase':
+      return { action: 'Erased a person everywhere', target: person, details: erasedCounts(d) };
     default: {
       const memoryAct = MEMORY_ACTS[entry.action];
       if (memoryAct) return { action: memoryAct, target: person, details: undefined };

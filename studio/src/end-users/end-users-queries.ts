@@ -33,7 +33,7 @@ export const endUsersListQuery = (api: ApiClient, orgId: string, q: string) => (
         params: {
           path: { orgId },
           query: {
-            limit: String(PAGE_SIZE),
+            limit: PAGE_SIZE,
             ...(q === '' ? {} : { q }),
             ...(pageParam === undefined ? {} : { cursor: pageParam }),
           },
