@@ -2,6 +2,7 @@
  * The process's log as a person and a collector see it: on a terminal (a pty from `script`),
  * readable lines and the start banner whole; on a pipe, pino's JSON a line and nothing else.
  */
+import { stripVTControlCharacters } from 'node:util';
 import { afterEach, expect, test } from 'vitest';
 import { storesOfThisFile } from '../testing/file-stores.ts';
 import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
@@ -23,7 +24,7 @@ const BANNER = [
 ];
 
 /** Drops the terminal's colours and carriage returns. */
-const plain = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replaceAll('\r', '');
+const plain = (text: string) => stripVTControlCharacters(text).replaceAll('\r', '');
 
 async function start(command?: readonly string[]) {
   const server = await startServerProcess({
@@ -58,7 +59,7 @@ test('on a terminal: readable lines, a request in a few words, and the banner wh
   // The banner's lines one after the other, nothing of the log between them.
   const first = lines.findIndex((line) => BANNER[0]?.test(line));
   expect(first).toBeGreaterThanOrEqual(0);
-  BANNER.forEach((pattern, i) => expect(lines[first + i]).toMatch(pattern));
+  for (const [i, pattern] of BANNER.entries()) expect(lines[first + i]).toMatch(pattern);
 });
 
 test('on a pipe: every line of stdout is a JSON object of pino, and the banner is on stderr alone', async () => {
