@@ -247,21 +247,102 @@ test('at 375 px the page and its dialogs fit the screen', async () => {
   expect(await t.axe(page)).toEqual([]);
 });
 
-test('with no provider configured, the playground says how to configure one and keeps no key', async () => {
+test('with no provider configured, the playground says how to configure one; its key is kept for the next visit', async () => {
+  const person = await t.person({ name: 'Annie Easley' });
   const page = await t.newPage();
-  await t.signIn(page, '/playground');
+  await t.signIn(page, '/playground', person);
   const empty = page.getByRole('region', { name: 'No models are configured yet' });
   await empty.waitFor();
   const text = await empty.textContent();
   for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'mnemo.config.json'])
     expect(text).toContain(name);
+  expect(await empty.locator('pre').textContent()).toBe('OPENAI_API_KEY=sk-… npm start');
   expect(await t.axe(page)).toEqual([]);
-  // It made a key to ask the gateway, and revoked it at once: nothing to talk to.
-  await expect
-    .poll(async () =>
-      (await keysOf(t.owner.id))
-        .filter((k) => k.name === 'Studio playground (temporary)')
-        .map((k) => k.revokedAt !== null),
-    )
-    .toEqual([true]);
+  // It made a key to ask the gateway; another visit and a reload ask with the same one.
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.reload();
+  await empty.waitFor();
+  const temporary = (await keysOf(person.id)).filter(
+    (k) => k.name === 'Studio playground (temporary)',
+  );
+  expect(temporary.map((k) => k.revokedAt)).toEqual([null]);
+});
+
+test('the playground’s revoked and expired keys are left out unless asked for', async () => {
+  const person = await t.person({ name: 'Dorothy Vaughan' });
+  const make = async (name: string, expiresInMs?: number) =>
+    (
+      await (
+        await t.api(person.id, 'POST', '/api/v1/api-keys', {
+          name,
+          ...(expiresInMs ? { expiresAt: new Date(Date.now() + expiresInMs).toISOString() } : {}),
+        })
+      ).json()
+    ).key as ListedKey;
+  const revoke = (key: ListedKey) => t.api(person.id, 'DELETE', `/api/v1/api-keys/${key.id}`);
+  const TEMPORARY = 'Studio playground (temporary)';
+  // Two of the playground's, revoked; one expired; one still working; and one of the person's own.
+  for (const key of [await make(TEMPORARY, 3_600_000), await make(TEMPORARY, 3_600_000)]) {
+    await revoke(key);
+  }
+  await make(TEMPORARY, 1_500);
+  await make(TEMPORARY, 3_600_000);
+  await revoke(await make('Old phone'));
+  await new Promise((resolve) => setTimeout(resolve, 1_600));
+
+  const page = await t.newPage();
+  await t.signIn(page, '/settings/api-keys', person);
+  const active = page.getByRole('region', { name: 'Active keys' });
+  await active.getByRole('row').nth(1).waitFor();
+  const names = (region: typeof active) => region.locator('tbody tr td.key-name').allTextContents();
+  // The one still working is a key like any other: listed, and revocable.
+  expect(await names(active)).toEqual([TEMPORARY]);
+
+  await page.getByText('Revoked and expired').click();
+  const ended = page.getByRole('region', { name: 'Revoked and expired keys' });
+  expect(await names(ended)).toEqual(['Old phone']);
+  expect(await page.locator('.keys-ended summary').textContent()).toBe('Revoked and expired 1');
+  const show = page.getByRole('checkbox', { name: 'Show the playground’s temporary keys (3)' });
+  expect(await show.isChecked()).toBe(false);
+  expect(await t.axe(page)).toEqual([]);
+
+  await show.check();
+  expect(await names(ended)).toEqual(['Old phone', TEMPORARY, TEMPORARY, TEMPORARY]);
+  expect(
+    (await ended.getByRole('cell', { name: /^(Revoked|Expired) / }).allTextContents()).map(
+      (s) => s.split(' ')[0],
+    ),
+  ).toEqual(['Revoked', 'Expired', 'Revoked', 'Revoked']);
+  expect(await page.locator('.keys-ended summary').textContent()).toBe('Revoked and expired 4');
+  expect(await t.axe(page)).toEqual([]);
+
+  await show.uncheck();
+  expect(await names(ended)).toEqual(['Old phone']);
+
+  // With only the playground's keys ended, the page says they are hidden.
+  const other = await t.person({ name: 'Christine Darden' });
+  const hers = (
+    await (
+      await t.api(other.id, 'POST', '/api/v1/api-keys', {
+        name: TEMPORARY,
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      })
+    ).json()
+  ).key as ListedKey;
+  await t.api(other.id, 'DELETE', `/api/v1/api-keys/${hers.id}`);
+  const second = await t.newPage();
+  await t.signIn(second, '/settings/api-keys', other);
+  await second.getByText('Revoked and expired').click();
+  await second
+    .getByText('Only the playground’s temporary keys have ended, and they are hidden.')
+    .waitFor();
+  expect(await second.locator('.keys-ended summary').textContent()).toBe('Revoked and expired');
+  await second.getByRole('checkbox', { name: 'Show the playground’s temporary keys (1)' }).check();
+  expect(
+    await second
+      .getByRole('region', { name: 'Revoked and expired keys' })
+      .locator('tbody tr td.key-name')
+      .allTextContents(),
+  ).toEqual([TEMPORARY]);
 });

@@ -55,6 +55,7 @@ const temporaryKeys = async (userId = t.owner.id): Promise<ListedKey[]> =>
 /** Signs in on the playground and waits for its models; answers the temporary key's secret. */
 async function openPlayground(
   page: Page,
+  who = t.owner,
 ): Promise<() => { id: string; secret: string } | undefined> {
   let made: { id: string; secret: string } | undefined;
   page.on('response', async (response) => {
@@ -63,7 +64,7 @@ async function openPlayground(
       made = { id: key.id, secret };
     }
   });
-  await t.signIn(page, '/playground');
+  await t.signIn(page, '/playground', who);
   await page.getByRole('combobox', { name: 'Model' }).waitFor();
   return () => made;
 }
@@ -221,38 +222,94 @@ test('a refused request is a sentence and the message stays; an answer that brea
   expect(await turn.locator('.answer').textContent()).toBe('Bananas are');
 });
 
-test('the temporary key is revoked when the person signs out, and when the page goes away', async () => {
+test('the tab keeps one key: visits and reloads use it, a revoked one is replaced once, sign-out revokes it wherever it happens', async () => {
+  const person = await t.person({ name: 'Grace Hopper' });
   const page = await t.newPage();
-  const madeKey = await openPlayground(page);
-  await expect.poll(() => madeKey()?.secret).toMatch(/^mnemo_sk_/);
-  const { id, secret } = madeKey() as { id: string; secret: string };
-  const models = () =>
-    fetch(`${t.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
-  expect((await models()).status).toBe(200);
+  const made: string[] = [];
+  page.on('response', (response) => {
+    if (response.url() === `${t.url}/api/v1/api-keys` && response.status() === 201) {
+      made.push(response.request().method());
+    }
+  });
+  /** Sends `text` and waits for its answer, which only a working key gets. */
+  const exchange = async (text: string) => {
+    sim.script({ kind: 'text', text: `Answer to ${text}` });
+    await page.getByRole('textbox', { name: 'Message' }).fill(text);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: text })
+      .getByText(/\d+ prompt · \d+ completion · \d+ total/)
+      .waitFor();
+  };
+  const states = async () =>
+    (await temporaryKeys(person.id)).map((k) => (k.revokedAt === null ? 'active' : 'revoked'));
+
+  await t.signIn(page, '/playground', person);
+  await exchange('First visit');
+  expect(await states()).toEqual(['active']);
+
+  // Another page and back, then a reload: the same key each time.
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await exchange('Second visit');
+  await page.reload();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  await exchange('After a reload');
+  expect(await states()).toEqual(['active']);
+  expect(made).toEqual(['POST']);
+
+  // Revoked on the Keys page: the next visit makes one new key, and only one.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page
+    .getByRole('region', { name: 'Active keys' })
+    .getByRole('row')
+    .filter({ hasText: TEMPORARY })
+    .getByRole('button', { name: 'Revoke' })
+    .click();
+  await page
+    .getByRole('dialog', { name: `Revoke “${TEMPORARY}”?` })
+    .getByRole('button', { name: 'Revoke', exact: true })
+    .click();
+  await page.getByRole('status').getByText(`Key “${TEMPORARY}” revoked.`).waitFor();
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await exchange('After revoking');
+  await page.reload();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  await exchange('Reloaded again');
+  expect(await states()).toEqual(['active', 'revoked']);
+  expect(made).toEqual(['POST', 'POST']);
+
+  // Signing out revokes it, from another page after a reload too, and the tab keeps nothing of it.
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+  await page.reload();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
-  expect((await models()).status).toBe(401);
-  expect((await temporaryKeys()).find((k) => k.id === id)?.revokedAt).toEqual(expect.any(String));
+  expect(await states()).toEqual(['revoked', 'revoked']);
+  expect(await page.evaluate(() => sessionStorage.getItem('mnemo.studio.playground-key'))).toBe(
+    null,
+  );
+});
 
-  // Leaving for another page of the studio, and closing the tab, revoke it too.
-  const member = await t.person({ name: 'Grace Hopper' });
+test('each tab has a key of its own, kept while the tab lives', async () => {
+  const person = await t.person({ name: 'Mary Jackson' });
+  const first = await t.newPage();
+  const firstKey = await openPlayground(first, person);
   const second = await t.newPage();
-  await t.signIn(second, '/playground', member);
-  await second.getByRole('combobox', { name: 'Model' }).waitFor();
-  await second.getByRole('link', { name: 'Usage' }).click();
-  await expect
-    .poll(async () => (await temporaryKeys(member.id)).map((k) => !!k.revokedAt))
-    .toEqual([true]);
-  // Back again: the next message makes a new key.
-  await second.getByRole('link', { name: 'Playground' }).click();
-  await second.getByRole('textbox', { name: 'Message' }).fill('Still there?');
-  await second.getByRole('button', { name: 'Send' }).click();
-  await second.getByText(/\d+ prompt · \d+ completion · \d+ total/).waitFor();
-  await expect.poll(async () => (await temporaryKeys(member.id)).length).toBe(2);
-  await second.close({ runBeforeUnload: true });
-  await expect
-    .poll(async () => (await temporaryKeys(member.id)).map((k) => !!k.revokedAt))
-    .toEqual([true, true]);
+  const secondKey = await openPlayground(second, person);
+  await expect.poll(() => firstKey()?.secret).toMatch(/^mnemo_sk_/);
+  await expect.poll(() => secondKey()?.secret).toMatch(/^mnemo_sk_/);
+  expect(secondKey()?.id).not.toBe(firstKey()?.id);
+  // Kept in the tab's own storage, which no other tab reads.
+  expect(
+    JSON.parse(
+      (await first.evaluate(() => sessionStorage.getItem('mnemo.studio.playground-key'))) ?? '{}',
+    ),
+  ).toMatchObject({ id: firstKey()?.id, secret: firstKey()?.secret });
+  expect(await temporaryKeys(person.id)).toHaveLength(2);
 });
 
 test('with Recall, the call asks for memory and the answer lists the memories it recalled', async () => {

@@ -13,6 +13,7 @@ import {
 import { useEffect, useId, useRef, useState } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { organizationQuery } from '../api/queries.ts';
+import { playgroundKey } from '../playground/temporary-key.ts';
 import { Logo } from '../ui/logo.tsx';
 import { isManager, useStudio } from './studio-context.tsx';
 
@@ -36,6 +37,11 @@ export function Layout() {
   const orgLabel = useId();
   const [signingOut, setSigningOut] = useState(false);
   useFocusOnNavigation();
+  // The tab's playground key, kept across reloads, is revoked at sign-out even when the
+  // Playground was not opened since the last reload (temporary-key.ts; this makes no request).
+  useEffect(() => {
+    playgroundKey({ api, me, org, session });
+  }, [api, me, org, session]);
   // Pages for owners and admins only are not offered to members.
   const nav = NAV.filter((item) => !('managers' in item) || isManager(org));
 

@@ -12,6 +12,7 @@ import { type EndUser, endUserMemoriesPath, endUsersListQuery } from './end-user
 import { EraseEndUserDialog } from './erase-end-user-dialog.tsx';
 import { MnemoId } from './mnemo-id.tsx';
 import './end-users.css';
+import { CodeBlock } from '../ui/code-block.tsx';
 
 /** How long typing pauses before the search is sent: one request per pause, not per key. */
 const SEARCH_DELAY_MS = 250;
@@ -303,9 +304,7 @@ function NoEndUsers() {
         with the memory API’s <code>user</code>. The README’s section “Apps and the people they
         remember” shows how.
       </p>
-      <pre className="code-block">
-        <code>{curl}</code>
-      </pre>
+      <CodeBlock>{curl}</CodeBlock>
     </EmptyState>
   );
 }

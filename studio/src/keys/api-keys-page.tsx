@@ -1,6 +1,7 @@
 import { KeyRound, Plus } from 'lucide-react';
 import { useId, useState } from 'react';
 import { isManager, useStudio } from '../app/studio-context.tsx';
+import { CodeBlock } from '../ui/code-block.tsx';
 import { EmptyState } from '../ui/empty-state.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../ui/format.ts';
 import { useHeadingFocusAfterClose } from '../ui/heading-focus.ts';
@@ -8,7 +9,7 @@ import { ErrorNotice, Loading } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { CreateKeyDialog } from './create-key-dialog.tsx';
 import { EditKeyMemoryDialog } from './edit-key-memory-dialog.tsx';
-import { type ApiKey, keyState } from './key-lifetime.ts';
+import { type ApiKey, isPlaygroundKey, keyState } from './key-lifetime.ts';
 import { memoryLabel, rightsLabel } from './key-memory.ts';
 import { useKeys, useMemberNames, useProjects } from './keys-queries.ts';
 import { RevokeKeyDialog } from './revoke-key-dialog.tsx';
@@ -33,7 +34,12 @@ export function ApiKeysPage() {
   const all = keys.data ?? [];
   const now = Date.now();
   const live = all.filter((key) => keyState(key, now) === 'active');
-  const ended = all.filter((key) => keyState(key, now) !== 'active');
+  const endedAll = all.filter((key) => keyState(key, now) !== 'active');
+  // The playground makes a key for each tab it is used in: once ended, they are only clutter.
+  const [showPlayground, setShowPlayground] = useState(false);
+  const endedPlayground = endedAll.filter(isPlaygroundKey).length;
+  const ended = showPlayground ? endedAll : endedAll.filter((key) => !isPlaygroundKey(key));
+  const playgroundToggle = useId();
 
   return (
     <>
@@ -64,7 +70,7 @@ export function ApiKeysPage() {
               any OpenAI client works with it as its API key and <code>{location.origin}/v1</code>{' '}
               as its base URL. Create one to start; its secret is shown once.
             </p>
-            <pre className="code-block">{curlLine()}</pre>
+            <CodeBlock>{curlLine()}</CodeBlock>
           </EmptyState>
         ) : null}
         {all.length > 0 ? (
@@ -87,12 +93,37 @@ export function ApiKeysPage() {
                 </p>
               )}
             </section>
-            {ended.length > 0 ? (
+            {endedAll.length > 0 ? (
               <details className="keys-ended">
                 <summary>
-                  Revoked and expired <span className="badge">{ended.length}</span>
+                  Revoked and expired
+                  {ended.length > 0 ? (
+                    <>
+                      {' '}
+                      <span className="badge">{ended.length}</span>
+                    </>
+                  ) : null}
                 </summary>
-                <KeyTable label="Revoked and expired keys" keys={ended} owners={owners} />
+                {endedPlayground > 0 ? (
+                  <div className="keys-filter">
+                    <input
+                      id={playgroundToggle}
+                      type="checkbox"
+                      checked={showPlayground}
+                      onChange={(event) => setShowPlayground(event.target.checked)}
+                    />
+                    <label htmlFor={playgroundToggle}>
+                      Show the playground’s temporary keys ({endedPlayground})
+                    </label>
+                  </div>
+                ) : null}
+                {ended.length > 0 ? (
+                  <KeyTable label="Revoked and expired keys" keys={ended} owners={owners} />
+                ) : (
+                  <p className="muted keys-none">
+                    Only the playground’s temporary keys have ended, and they are hidden.
+                  </p>
+                )}
               </details>
             ) : null}
             <section className="card keys-usage" aria-labelledby="using-a-key">
@@ -101,7 +132,7 @@ export function ApiKeysPage() {
                 Point any OpenAI client at the base URL <code>{location.origin}/v1</code> with the
                 key as its API key, or call it directly:
               </p>
-              <pre className="code-block">{curlLine()}</pre>
+              <CodeBlock>{curlLine()}</CodeBlock>
             </section>
           </>
         ) : null}

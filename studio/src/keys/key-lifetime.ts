@@ -5,6 +5,17 @@ export type ApiKey = components['schemas']['ApiKey'];
 /** Whether a key still opens `/v1`: revoked and expired keys are refused with a 401. */
 export type KeyState = 'active' | 'expired' | 'revoked';
 
+/** What the playground calls the key it makes for itself (playground/temporary-key.ts). */
+export const PLAYGROUND_KEY_NAME = 'Studio playground (temporary)';
+
+/**
+ * Whether a key is one the playground made for itself: of no interest once it has ended, so the
+ * Keys page leaves those out unless asked. The API has no mark for them; the name and an expiry
+ * (the playground never makes a key without one) tell them apart.
+ */
+export const isPlaygroundKey = (key: ApiKey): boolean =>
+  key.name === PLAYGROUND_KEY_NAME && key.expiresAt !== null;
+
 export function keyState(key: ApiKey, now = Date.now()): KeyState {
   if (key.revokedAt !== null) return 'revoked';
   if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return 'expired';

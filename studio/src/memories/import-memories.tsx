@@ -2,6 +2,7 @@ import { TriangleAlert } from 'lucide-react';
 import { type ChangeEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { createAuthorizedFetch } from '../api/client.ts';
 import { useStudio } from '../app/studio-context.tsx';
+import { CodeBlock } from '../ui/code-block.tsx';
 import { formatCount, formatDateTime, formatInteger } from '../ui/format.ts';
 import { ErrorNotice } from '../ui/notice.tsx';
 import {
@@ -86,13 +87,11 @@ export function ImportMemories(props: {
       </p>
       {/* Once a file gives memories, its preview shows the shape instead. */}
       {file && file.read.memories.length > 0 ? null : (
-        <pre className="code-block import-example">
-          <code>
-            {
-              '{"content": "Likes tea", "category": "preference", "createdAt": "2024-07-20T10:00:00Z"}'
-            }
-          </code>
-        </pre>
+        <CodeBlock className="import-example">
+          {
+            '{"content": "Likes tea", "category": "preference", "createdAt": "2024-07-20T10:00:00Z"}'
+          }
+        </CodeBlock>
       )}
       <div className="field">
         <label htmlFor={fileId}>File</label>

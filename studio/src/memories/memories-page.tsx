@@ -20,6 +20,7 @@ import type { MemoryItem } from './sync-mirror.ts';
 import { UndoToasts } from './undo-toasts.tsx';
 import { type SyncStatus, useMemorySync } from './use-memory-sync.ts';
 import './memories.css';
+import { CodeBlock } from '../ui/code-block.tsx';
 
 /** Memories rendered at once; "Show more" adds as many. 5,000 stay responsive this way. */
 const PAGE_SIZE = 100;
@@ -430,9 +431,7 @@ function EmptyMemories(props: { scope: MemoryScope }) {
         what they are working toward. Add the first one above, or from your application with the
         memory API:
       </p>
-      <pre className="code-block">
-        <code>{curl}</code>
-      </pre>
+      <CodeBlock>{curl}</CodeBlock>
     </EmptyState>
   );
 }

@@ -1,4 +1,5 @@
 import { PlugZap } from 'lucide-react';
+import { CodeBlock } from '../ui/code-block.tsx';
 import { EmptyState } from '../ui/empty-state.tsx';
 
 /** The gateway lists no model (`npm start` without provider keys): how to give it some. */
@@ -12,7 +13,7 @@ export function NoModels() {
         provider’s usual models — or list providers and models in <code>mnemo.config.json</code> (or
         the file named by <code>MNEMO_CONFIG</code>), then restart mnemo.
       </p>
-      <pre className="code-block">OPENAI_API_KEY=sk-… npm start</pre>
+      <CodeBlock>OPENAI_API_KEY=sk-… npm start</CodeBlock>
       <p>docs/configuration.md and docs/gateway.md describe every setting and the file’s format.</p>
     </EmptyState>
   );

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { MessageSquarePlus, Send, Square } from 'lucide-react';
+import { MessageSquarePlus, Send, SlidersHorizontal, Square } from 'lucide-react';
 import {
   type FormEvent,
   type KeyboardEvent,
@@ -18,28 +18,19 @@ import { type ChatMessage, listModels, type ModelList, startChat } from './gatew
 import { gatewayFailure } from './gateway-failure.ts';
 import { NoModels } from './no-models.tsx';
 import { recalledMemories } from './recalled-memories.ts';
-import { createTemporaryKey, type TemporaryKey } from './temporary-key.ts';
+import { playgroundKey, type TemporaryKey } from './temporary-key.ts';
 import { type Turn, TurnView } from './turn-view.tsx';
 import './playground.css';
 
 /**
  * The playground: a conversation with the gateway's models over `/v1`, as an app has one,
  * streamed, with who answered, why, and the tokens it took. It calls with a temporary key of
- * its own (temporary-key.ts), revoked when the page goes away or the person signs out.
+ * its own (temporary-key.ts), one for the tab, revoked when the person signs out.
  */
 export function PlaygroundPage() {
-  const { api, org, session } = useStudio();
-  const key = useMemo(() => createTemporaryKey({ api, org, session }), [api, org, session]);
-  useEffect(() => {
-    const onPageHide = () => key.revokeOnUnload();
-    window.addEventListener('pagehide', onPageHide);
-    const forget = session.onSignOut(() => key.revoke());
-    return () => {
-      window.removeEventListener('pagehide', onPageHide);
-      forget();
-      void key.revoke().catch(() => {});
-    };
-  }, [key, session]);
+  const { api, org, session, me } = useStudio();
+  // The tab's key, the same on every visit: leaving the page keeps it for the next one.
+  const key = useMemo(() => playgroundKey({ api, org, session, me }), [api, org, session, me]);
 
   const models = useQuery({
     queryKey: ['playground', org.id, 'models'],
@@ -48,10 +39,6 @@ export function PlaygroundPage() {
     staleTime: 60_000,
   });
   const empty = models.data !== undefined && models.data.models.length === 0;
-  // With nothing to talk to, the key has no use: it goes at once.
-  useEffect(() => {
-    if (empty) void key.revoke().catch(() => {});
-  }, [empty, key]);
 
   return (
     <Page
@@ -76,6 +63,9 @@ export function PlaygroundPage() {
     </Page>
   );
 }
+
+/** When the settings go under the conversation: playground.css's breakpoint. */
+const STACKED = '(max-width: 820px)';
 
 /** Calls `/v1` with the temporary key; a key revoked meanwhile is replaced once. */
 async function withKey<T>(key: TemporaryKey, call: (secret: string) => Promise<T>): Promise<T> {
@@ -112,6 +102,7 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
     memoryHint: useId(),
     system: useId(),
     message: useId(),
+    settings: useId(),
   };
   const [model, setModel] = useState(list.router?.id ?? list.models[0]?.id ?? '');
   const [memory, setMemory] = useState<MemoryMode>('off');
@@ -122,6 +113,9 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
   const [announcement, setAnnouncement] = useState('');
   const running = useRef<AbortController | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const card = useRef<HTMLElement>(null);
+  const settings = useRef<HTMLElement>(null);
+  const modelChoice = useRef<HTMLSelectElement>(null);
   const conversation = useRef<HTMLElement>(null);
   const pinned = useRef(true);
   const messageBox = useRef<HTMLTextAreaElement>(null);
@@ -155,6 +149,9 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
     pinned.current = true;
     setTurns((all) => [...all, { id, message, asked: model, answer: '', status: 'waiting' }]);
     setAnnouncement('Waiting for the answer…');
+    // On a phone the card is taller than what the page's header leaves of the screen: it comes
+    // up whole, so that the answer and the message box are both in sight as the answer grows.
+    if (window.matchMedia(STACKED).matches) card.current?.scrollIntoView({ block: 'start' });
     let begun = false;
     try {
       const { routing, recalled, events } = await withKey(temporaryKey, (secret) =>
@@ -210,6 +207,11 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
     }
   }
 
+  function showSettings() {
+    settings.current?.scrollIntoView({ block: 'start' });
+    modelChoice.current?.focus({ preventScroll: true });
+  }
+
   function newChat() {
     running.current?.abort();
     setTurns([]);
@@ -220,73 +222,11 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
 
   return (
     <div className="playground">
-      <section className="card playground-settings" aria-label="Settings of the chat">
-        <div className="field">
-          <label htmlFor={ids.model}>Model</label>
-          <select
-            id={ids.model}
-            value={model}
-            onChange={(event) => setModel(event.target.value)}
-            aria-describedby={ids.modelHint}
-          >
-            {list.router ? <option value={list.router.id}>{list.router.id} — router</option> : null}
-            {providers.map((provider) => (
-              <optgroup key={provider} label={provider}>
-                {list.models
-                  .filter((m) => m.ownedBy === provider)
-                  .map((m) => (
-                    <option key={m.id} value={m.id}>
-                      {m.id}
-                    </option>
-                  ))}
-              </optgroup>
-            ))}
-          </select>
-          <span id={ids.modelHint} className="field-hint">
-            {isRouter
-              ? 'The router picks a model for each message; each answer says which, and why.'
-              : 'This model answers every message, as asked by name.'}
-          </span>
-        </div>
-        <div className="field">
-          <label htmlFor={ids.memory}>Memory</label>
-          <select
-            id={ids.memory}
-            value={memory}
-            onChange={(event) => setMemory(event.target.value as MemoryMode)}
-            aria-describedby={ids.memoryHint}
-          >
-            {MEMORY_CHOICES.map((choice) => (
-              <option key={choice.value} value={choice.value}>
-                {choice.label}
-              </option>
-            ))}
-          </select>
-          <span id={ids.memoryHint} className="field-hint">
-            {memory === 'off'
-              ? 'Your memories stay out of the conversation.'
-              : memory === 'read'
-                ? 'Your memories go into the prompt; each answer lists the ones it was given.'
-                : 'As Recall; new memories are also learned from the conversation.'}
-          </span>
-        </div>
-        <div className="field">
-          <label htmlFor={ids.system}>System prompt (optional)</label>
-          <textarea
-            id={ids.system}
-            value={system}
-            onChange={(event) => setSystem(event.target.value)}
-            rows={4}
-            placeholder="You are a concise assistant."
-          />
-        </div>
-        <p className="field-hint playground-key-note">
-          The playground calls <code>/v1</code> with a temporary API key of its own. It expires
-          within the hour and is revoked when you leave this page or sign out.
-        </p>
-      </section>
-
-      <section className="card playground-chat" aria-labelledby={`${ids.message}-heading`}>
+      <section
+        ref={card}
+        className="card playground-chat"
+        aria-labelledby={`${ids.message}-heading`}
+      >
         <div className="chat-header">
           <h2 id={`${ids.message}-heading`}>Conversation</h2>
           <button
@@ -349,6 +289,16 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
             <span id={`${ids.message}-hint`} className="field-hint">
               Enter sends; Shift+Enter starts a new line.
             </span>
+            {/* On a phone the settings come after the conversation: the way to them is here. */}
+            <button
+              type="button"
+              className="button small ghost settings-jump"
+              aria-controls={ids.settings}
+              onClick={showSettings}
+            >
+              <SlidersHorizontal size={16} aria-hidden="true" />
+              Settings
+            </button>
             {busy ? (
               <button type="button" className="button" onClick={() => running.current?.abort()}>
                 <Square size={14} aria-hidden="true" />
@@ -361,6 +311,78 @@ function Chat({ list, temporaryKey }: { list: ModelList; temporaryKey: Temporary
             </button>
           </div>
         </form>
+      </section>
+
+      <section
+        ref={settings}
+        id={ids.settings}
+        className="card playground-settings"
+        aria-label="Settings of the chat"
+      >
+        <div className="field">
+          <label htmlFor={ids.model}>Model</label>
+          <select
+            ref={modelChoice}
+            id={ids.model}
+            value={model}
+            onChange={(event) => setModel(event.target.value)}
+            aria-describedby={ids.modelHint}
+          >
+            {list.router ? <option value={list.router.id}>{list.router.id} — router</option> : null}
+            {providers.map((provider) => (
+              <optgroup key={provider} label={provider}>
+                {list.models
+                  .filter((m) => m.ownedBy === provider)
+                  .map((m) => (
+                    <option key={m.id} value={m.id}>
+                      {m.id}
+                    </option>
+                  ))}
+              </optgroup>
+            ))}
+          </select>
+          <span id={ids.modelHint} className="field-hint">
+            {isRouter
+              ? 'The router picks a model for each message; each answer says which, and why.'
+              : 'This model answers every message, as asked by name.'}
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor={ids.memory}>Memory</label>
+          <select
+            id={ids.memory}
+            value={memory}
+            onChange={(event) => setMemory(event.target.value as MemoryMode)}
+            aria-describedby={ids.memoryHint}
+          >
+            {MEMORY_CHOICES.map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
+          <span id={ids.memoryHint} className="field-hint">
+            {memory === 'off'
+              ? 'Your memories stay out of the conversation.'
+              : memory === 'read'
+                ? 'Your memories go into the prompt; each answer lists the ones it was given.'
+                : 'As Recall; new memories are also learned from the conversation.'}
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor={ids.system}>System prompt (optional)</label>
+          <textarea
+            id={ids.system}
+            value={system}
+            onChange={(event) => setSystem(event.target.value)}
+            rows={4}
+            placeholder="You are a concise assistant."
+          />
+        </div>
+        <p className="field-hint playground-key-note">
+          The playground calls <code>/v1</code> with a temporary API key of its own, kept for this
+          tab. It expires within the hour and is revoked when you sign out.
+        </p>
       </section>
     </div>
   );

@@ -32,6 +32,7 @@ import {
 } from './usage-range.ts';
 import { ByKeyTable, ByKindTable, ByModelTable } from './usage-tables.tsx';
 import './usage.css';
+import { CodeBlock } from '../ui/code-block.tsx';
 
 type Grouping = 'day' | 'model' | 'key' | 'kind';
 
@@ -282,9 +283,7 @@ function NoCalls(props: { range: DayRange }) {
         Create a key in <Link to="/settings/api-keys">Settings › API Keys</Link>, then make a call
         with it:
       </p>
-      <pre className="code-block">
-        <code>{curl}</code>
-      </pre>
+      <CodeBlock>{curl}</CodeBlock>
     </EmptyState>
   );
 }
