@@ -1,23 +1,15 @@
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { sameOriginPolicy } from './content-security.ts';
 
 /**
- * What the reference page may do in a browser: load only its own files from this origin and
- * read the document beside it. Swagger UI sets element styles from script, and the `data:`
- * images are its icons; nothing may come from another origin.
+ * What the reference page may do in a browser: this origin alone, as the studio. Swagger UI sets
+ * element styles from script and its fonts may be inline.
  */
-const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+const DOCS_CSP = sameOriginPolicy({
+  'style-src': "'self' 'unsafe-inline'",
+  'font-src': "'self' data:",
+});
 
 /**
  * `/docs`: an interactive reference of the OpenAPI document, rendered by Swagger UI from the

@@ -3,27 +3,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { sameOriginPolicy } from '../platform/content-security.ts';
 
 /** Where `npm run studio:build` (run by `npm install`) writes the studio's bundle. */
 export const STUDIO_BUILD_DIR = fileURLToPath(new URL('../../studio/dist', import.meta.url));
 
 /**
- * What a studio page may do in a browser: load and call only this origin, run only its own
- * bundled scripts (no inline script, no eval), never be framed. React's `style` props go
- * through the CSSOM, which `style-src 'self'` does not govern; `data:` images are the chart's.
+ * What a studio page may do in a browser: this origin alone (platform/content-security.ts).
+ * React's `style` props go through the CSSOM, which `style-src 'self'` does not govern.
  */
-export const STUDIO_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const STUDIO_CSP = sameOriginPolicy();
 
 const SECURITY_HEADERS = {
   'content-security-policy': STUDIO_CSP,
