@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The suite runs once per store engine (CONVENTIONS: tests run on SQLite and PostgreSQL alike,
- * a switch by env). PostgreSQL needs a server: `MNEMO_TEST_POSTGRES_URL` names one whose
+ * The suite runs once per store engine: every test that touches a store runs on SQLite and on
+ * PostgreSQL alike, the engine chosen by `MNEMO_TEST_ENGINE` (README, "Tests on PostgreSQL and
+ * Redis"). PostgreSQL needs a server: `MNEMO_TEST_POSTGRES_URL` names one whose
  * databases the tests may create (each test store is a database of its own). Without it the
  * PostgreSQL project is left out, and said so; CI always sets it, so there a missing server
  * fails the run instead of passing unseen.
@@ -54,7 +55,12 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'sqlite',
-          include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'bench/**/*.test.ts',
+            'clients/typescript/**/*.test.ts',
+            'clients/python/**/*.test.ts',
+          ],
           // Tests of several processes on one shared store: PostgreSQL's work.
           exclude: ['src/**/*.postgres.test.ts'],
           env: { MNEMO_TEST_ENGINE: 'sqlite' },
@@ -66,9 +72,14 @@ export default defineConfig({
               test: {
                 ...shared,
                 name: 'postgres',
-                include: ['src/**/*.test.ts'],
-                // The SQLite engine's own machinery (group commit, fsync) has nothing to do here.
-                exclude: ['src/**/*.sqlite.test.ts'],
+                include: [
+                  'src/**/*.test.ts',
+                  'clients/typescript/**/*.test.ts',
+                  'clients/python/**/*.test.ts',
+                ],
+                // The SQLite engine's own machinery (group commit, fsync) has nothing to do here,
+                // nor the client's package checks (its types, its tarball), which use no store.
+                exclude: ['src/**/*.sqlite.test.ts', 'clients/typescript/scripts/**'],
                 env: { MNEMO_TEST_ENGINE: 'postgres' },
               },
             },

@@ -11,7 +11,12 @@
  * only when asked for: its quality on a labelled set and on five conversations of LoCoMo, its
  * latency at 100,000 memories and what its index costs an add, on SQLite and PostgreSQL. Bulk
  * (bench/bulk/) only when asked for too: 100,000 memories imported against single adds,
- * exported, and erased in one request, on SQLite and PostgreSQL.
+ * exported, and erased in one request, on SQLite and PostgreSQL. Webhooks (bench/webhooks/) only
+ * when asked for: a burst of 10,000 changes delivered to a receiver on loopback, deliveries a
+ * second, on SQLite and PostgreSQL.
+ * Change streams (bench/events/) only when asked for: a write's answer to its event on a stream
+ * held on another process (PostgreSQL, two processes; SQLite, one), and what 1,000 open streams
+ * cost one process in memory and in GET one's req/s.
  *
  *   npm run bench -- [--seconds 10] [--warmup 3] [--connections 100] [--slice 2]
  *                    [--only get-one,post] [--setups sqlite,postgres-2] [--json] [--strict]
@@ -20,14 +25,19 @@
  *   npm run bench -- --only search                          # search: quality, LoCoMo, latency, adds
  *   npm run bench -- --only search --parts quality,locomo --setups sqlite   # search's quality alone
  *   npm run bench -- --only bulk                            # import, export, erase of 100,000
+ *   npm run bench -- --only webhooks                        # deliveries a second of a burst
+ *   npm run bench -- --only events                          # change streams: latency, 1,000 open
  *   BENCH_CPU_PROF=<dir> npm run bench -- --only get-one    # a V8 CPU profile per process
  *
- * `--only` takes scenario names, `gateway`, `studio`, `search` and `bulk`; `--connections` and
- * `--setups` are the memory scenarios' (the gateway runs at 1 and 16 connections, on SQLite).
+ * `--only` takes scenario names, `gateway`, `studio`, `search`, `bulk`, `webhooks` and `events`;
+ * `--connections` and `--setups` are the memory scenarios' (the gateway runs at 1 and 16
+ * connections, on SQLite).
  * `--setups` takes setup ids (sqlite-1, postgres-1, postgres-2) or engines (sqlite, postgres);
  * search runs on one process of each engine named, searches with one connection and adds with
  * `--connections`, 5 s measured after 1 s of warm-up unless `--seconds` or `--warmup` say;
- * bulk likewise, its single adds as search's adds.
+ * bulk likewise, its single adds as search's adds. Events (`--only events`) on each engine named:
+ * 50 writes a second for `--seconds` (10) after `--warmup` (3), then 1,000 streams on one process
+ * and GET one at `--connections` with none and all open, in turns of `--slice` seconds.
  * `--parts` (with `--only search`) runs some of search's parts only: `quality` (the labelled
  * set), `locomo`, `latency`, `adds`; all four by default.
  * PostgreSQL setups create their databases on MNEMO_BENCH_POSTGRES_URL
@@ -43,6 +53,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type BulkOutcome, benchBulk } from './bulk/run-bulk.ts';
+import { benchEvents, type EventsOutcome } from './events/run-events.ts';
 import { benchGateway, type GatewayOutcome } from './gateway/run-gateway.ts';
 import {
   describeMachine,
@@ -74,6 +85,7 @@ import {
   measuredTogether,
   SETUP_TARGETS,
 } from './targets.ts';
+import { benchWebhooks, type WebhooksOutcome } from './webhooks/run-webhooks.ts';
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -87,7 +99,11 @@ const STUDIO = 'studio';
 const SEARCH = 'search';
 /** The name `--only` takes for bulk import, export and erase; it runs only when named. */
 const BULK = 'bulk';
-const PARTS = [GATEWAY, STUDIO, SEARCH, BULK];
+/** The name `--only` takes for webhook deliveries; it runs only when named. */
+const WEBHOOKS = 'webhooks';
+/** The name `--only` takes for change streams; it runs only when named. */
+const EVENTS = 'events';
+const PARTS = [GATEWAY, STUDIO, SEARCH, BULK, WEBHOOKS, EVENTS];
 /** The search part's runs, shorter than the memory scenarios' (it has 28 of them); bulk's too. */
 const SEARCH_SECONDS = '5';
 const SEARCH_WARMUP = '1';
@@ -109,6 +125,10 @@ interface Options {
     | undefined;
   /** The bulk part: its single adds' load, one process per engine chosen; none when not asked. */
   readonly bulk: { readonly load: LoadOptions; readonly setups: readonly Setup[] } | undefined;
+  /** The webhooks part: one process per engine chosen; none when not asked. */
+  readonly webhooks: { readonly setups: readonly Setup[] } | undefined;
+  /** The change streams' part: its load, one process per engine chosen; none when not asked. */
+  readonly events: { readonly load: LoadOptions; readonly setups: readonly Setup[] } | undefined;
   readonly json: boolean;
   readonly strict: boolean;
 }
@@ -261,6 +281,18 @@ function parseOptions(args: string[], log: (line: string) => void): Options {
           setups: onePerEngine,
         }
       : undefined,
+    webhooks: only?.includes(WEBHOOKS) ? { setups: onePerEngine } : undefined,
+    events: only?.includes(EVENTS)
+      ? {
+          load: {
+            seconds: count('seconds', values.seconds ?? '10', 1),
+            warmup: count('warmup', values.warmup ?? '3', 0),
+            connections,
+            slice: count('slice', values.slice, 1),
+          },
+          setups: onePerEngine,
+        }
+      : undefined,
     search: only?.includes(SEARCH)
       ? {
           parts: searchParts,
@@ -345,6 +377,8 @@ async function main(): Promise<number> {
       ...options.setups,
       ...(options.search?.setups ?? []),
       ...(options.bulk?.setups ?? []),
+      ...(options.webhooks?.setups ?? []),
+      ...(options.events?.setups ?? []),
     ];
     for (const setup of setups) {
       const line = await setup.probe();
@@ -376,6 +410,8 @@ async function main(): Promise<number> {
   let studio: StudioOutcome | undefined;
   let search: SearchOutcome | undefined;
   let bulk: BulkOutcome | undefined;
+  let webhooks: WebhooksOutcome | undefined;
+  let events: EventsOutcome | undefined;
   try {
     if (options.scenarios.length > 0) {
       memory = await benchMemory(options, machine, engines, dir, profileDir, out, log);
@@ -390,6 +426,16 @@ async function main(): Promise<number> {
     if (options.bulk) {
       out('');
       bulk = await benchBulk({ ...options.bulk, dir, profileDir, log }, out);
+      out(`load average after the run: ${loadAverage().join(' ')}`);
+    }
+    if (options.webhooks) {
+      out('');
+      webhooks = await benchWebhooks({ ...options.webhooks, dir, profileDir, log }, out);
+      out(`load average after the run: ${loadAverage().join(' ')}`);
+    }
+    if (options.events) {
+      out('');
+      events = await benchEvents({ ...options.events, dir, profileDir, log }, out);
       out(`load average after the run: ${loadAverage().join(' ')}`);
     }
     if (options.gateway) {
@@ -412,12 +458,14 @@ async function main(): Promise<number> {
       ...(studio && { studio: studio.json }),
       ...(search && { search: search.json }),
       ...(bulk && { bulk: bulk.json }),
+      ...(webhooks && { webhooks: webhooks.json }),
+      ...(events && { events: events.json }),
     };
     out(JSON.stringify(json, null, 2));
   }
   if (profileDir) log(`CPU profiles: ${profileDir}`);
 
-  const parts = [memory, gateway, studio, search, bulk];
+  const parts = [memory, gateway, studio, search, bulk, webhooks, events];
   const broken = parts.some((part) => part?.broken);
   const missed = parts.some((part) => part?.missed);
   if (missed && !options.strict) log('missed targets change the exit code only with --strict');

@@ -1,72 +1,76 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
-import { createPasswordReset, type PasswordReset } from './accounts/password-reset.service.ts';
-import { createSignUp } from './accounts/sign-up.service.ts';
-import { registerAppsRoutes } from './apps/apps.routes.ts';
-import { createAppsService } from './apps/apps.service.ts';
-import { registerAuditRoutes } from './audit/audit.routes.ts';
-import { createPlatformAuthentication } from './auth/authenticate.ts';
-import { createCredentialVerifier } from './auth/credentials.ts';
-import { createMcpAuthentication } from './auth/mcp-authenticate.ts';
+import { createAppsService, registerAppsRoutes } from './apps/index.ts';
 import type { Config } from './config.ts';
+import { createCredentialVerifier } from './credentials/index.ts';
 import { createStoreProbe, readinessCheck } from './db/availability.ts';
 import type { Database } from './db/database.ts';
 import { instanceSecret } from './db/instance-secrets.ts';
-import { registerEndUsersRoutes } from './end-users/end-users.routes.ts';
-import { createEndUsersService } from './end-users/end-users.service.ts';
-import { createIdentityErasure } from './erasure/identity-erasure.ts';
-import type { Catalog } from './gateway/catalog.ts';
-import { createCircuitBreaker } from './gateway/circuit-breaker.ts';
-import { createDispatcher } from './gateway/dispatch.ts';
-import { registerGatewayRoutes } from './gateway/gateway.routes.ts';
-import { loadCatalog } from './gateway/gateway-config.ts';
-import type { MemoryCalls } from './gateway/memory/memory-calls.ts';
-import { openAiErrorShape } from './gateway/openai-errors.ts';
-import { createProviders } from './gateway/providers/provider-kinds.ts';
-import { createTransport } from './gateway/providers/transport.ts';
-import { registerWebSocketSupport } from './gateway/responses/responses.websocket.routes.ts';
-import { createSealer } from './gateway/sealing.ts';
-import { createSearchEmbedders } from './gateway/search-embedder.ts';
-import { registerInvitationsRoutes } from './invitations/invitations.routes.ts';
-import { createInvitationsService } from './invitations/invitations.service.ts';
-import { createApiKeyAuthenticator } from './keys/api-key-auth.ts';
-import { registerKeyRoutes } from './keys/keys.routes.ts';
-import { createLastUsedRecorder } from './keys/last-used.ts';
-import { registerMcpRoutes } from './mcp/mcp.routes.ts';
-import { createServiceBackends } from './mcp/service-backend.ts';
-import { createChatMemory } from './memory/chat-memory.ts';
-import { createCursorCodec } from './memory/cursor.ts';
-import { createEmbeddingIndexer, type EmbeddingIndexer } from './memory/embedding-indexer.ts';
-import { createListCache } from './memory/list-cache.ts';
-import { createMemoryRepository, POOL_ACCESS } from './memory/memory.repository.ts';
-import { registerMemoryRoutes } from './memory/memory.routes.ts';
-import { createMemoryService, type SemanticSearch } from './memory/memory.service.ts';
-import { createMemoryTargets } from './memory/memory.targets.ts';
-import { createMemoryEmbeddingsRepository } from './memory/memory-embeddings.repository.ts';
-import { createMemoryErasure } from './memory/memory-erasure.ts';
-import { createMemorySearch } from './memory/memory-search.ts';
-import { createPostgresWrites } from './memory/memory-writes.postgres.ts';
-import { createStatementWrites } from './memory/memory-writes.ts';
-import { registerOrgExportRoutes } from './memory/org-export.routes.ts';
-import { createOwnStoreReads } from './memory/own-store-reads.ts';
-import { createProposalsRepository } from './memory/proposals.repository.ts';
-import { registerProposalsRoutes } from './memory/proposals.routes.ts';
-import { createProposalsService } from './memory/proposals.service.ts';
-import { createQueryEmbedder } from './memory/query-embedding.ts';
-import { createVectorIndex } from './memory/vector-index.ts';
-import { createSignIn } from './oauth/accounts.ts';
-import { registerConnectionRoutes } from './oauth/connections.routes.ts';
-import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
-import { oauthErrorShape } from './oauth/oauth-errors.ts';
-import { registerProtectedResourceRoutes } from './oauth/protected-resource.routes.ts';
-import { createProviderHolder } from './oauth/provider-holder.ts';
-import { registerMeRoutes } from './orgs/me.routes.ts';
-import { registerMembersRoutes } from './orgs/members.routes.ts';
-import { createMembersService } from './orgs/members.service.ts';
-import { organizationInPath } from './orgs/organization-in-path.ts';
-import { registerOrgRoutes } from './orgs/orgs.routes.ts';
-import { createOrganizationsService } from './orgs/orgs.service.ts';
+import { createEndUsersService, registerEndUsersRoutes } from './end-users/index.ts';
+import { createIdentityErasure } from './erasure/index.ts';
+import type { Catalog, MemoryCalls } from './gateway/index.ts';
+import {
+  createCircuitBreaker,
+  createDispatcher,
+  createProviders,
+  createSealer,
+  createSearchEmbedders,
+  createTransport,
+  loadCatalog,
+  openAiErrorShape,
+  registerGatewayRoutes,
+  registerWebSocketSupport,
+} from './gateway/index.ts';
+import { createInvitationsService, registerInvitationsRoutes } from './invitations/index.ts';
+import {
+  createApiKeyAuthenticator,
+  createKeysService,
+  createLastUsedRecorder,
+  registerKeyRoutes,
+} from './keys/index.ts';
+import { createServiceBackends, registerMcpRoutes } from './mcp/index.ts';
+import {
+  announcingWrites,
+  createChatMemory,
+  createCursorCodec,
+  createEmbeddingIndexer,
+  createListCache,
+  createMemoryEmbeddingsRepository,
+  createMemoryErasure,
+  createMemoryEvents,
+  createMemoryRepository,
+  createMemorySearch,
+  createMemoryService,
+  createMemoryTargets,
+  createOwnStoreReads,
+  createPostgresWrites,
+  createProposalsRepository,
+  createProposalsService,
+  createQueryEmbedder,
+  createStatementWrites,
+  createStoreChanges,
+  createVectorIndex,
+  type EmbeddingIndexer,
+  POOL_ACCESS,
+  registerMemoryRoutes,
+  registerOrgExportRoutes,
+  registerProposalsRoutes,
+  type SemanticSearch,
+  scheduleTombstonePurge,
+} from './memory/index.ts';
+import {
+  createConnectionsService,
+  createMcpAuthentication,
+  createProviderHolder,
+  createSignIn,
+  oauthErrorShape,
+  purgeExpiredOAuthRecords,
+  registerConnectionRoutes,
+  registerOAuthRoutes,
+  registerProtectedResourceRoutes,
+} from './oauth/index.ts';
 import { registerApiDocs } from './platform/api-docs.ts';
+import { createConcurrentHolds } from './platform/concurrent-holds.ts';
 import { registerCors } from './platform/cors.ts';
 import { registerDrain } from './platform/drain.ts';
 import { noStore, registerErrorHandling, sendStoreUnavailable } from './platform/error-handler.ts';
@@ -76,17 +80,37 @@ import { registerLingeringClose } from './platform/lingering-close.ts';
 import { createMailer } from './platform/mailer.ts';
 import { routeEveryMethod } from './platform/method-not-allowed.ts';
 import { registerOpenApi } from './platform/openapi.ts';
+import { runPeriodically } from './platform/periodic-job.ts';
 import { createSlidingWindowLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { connectRedisCounters } from './platform/redis-counters.ts';
 import { strictValidatorCompiler } from './platform/validator.ts';
-import { registerCollaboratorsRoutes } from './projects/collaborators.routes.ts';
-import { createCollaboratorsService } from './projects/collaborators.service.ts';
-import { projectOrganizationInPath } from './projects/project-in-path.ts';
-import { registerProjectsRoutes } from './projects/projects.routes.ts';
-import { createProjectsService } from './projects/projects.service.ts';
-import { registerStudioRoutes, STUDIO_BUILD_DIR } from './studio/studio.routes.ts';
-import { createUsageRecorder } from './usage/usage.recorder.ts';
-import { registerUsageRoutes } from './usage/usage.routes.ts';
+import { registerStudioRoutes, STUDIO_BUILD_DIR } from './studio/index.ts';
+import {
+  createCollaboratorsService,
+  createMembersService,
+  createOrganizationsService,
+  createPasswordReset,
+  createPlatformAuthentication,
+  createProjectsService,
+  createSignUp,
+  organizationInPath,
+  type PasswordReset,
+  projectOrganizationInPath,
+  registerAuditRoutes,
+  registerCollaboratorsRoutes,
+  registerMembersRoutes,
+  registerMeRoutes,
+  registerOrgRoutes,
+  registerProjectsRoutes,
+} from './tenancy/index.ts';
+import { createUsageRecorder, createUsageService, registerUsageRoutes } from './usage/index.ts';
+import {
+  createSecretBox,
+  createWebhookDelivery,
+  createWebhooksService,
+  type DeliveryOptions,
+  registerWebhooksRoutes,
+} from './webhooks/index.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -123,6 +147,12 @@ export interface AppDeps {
    * default read here from where the configuration locates it.
    */
   readonly catalog?: Catalog | undefined;
+  /** The webhook delivery worker's schedule, timeouts and DNS, over the defaults (tests). */
+  readonly webhookDelivery?: Partial<DeliveryOptions> | undefined;
+  /** Change streams' pings, judgements of their callers and pages, smaller (tests). */
+  readonly eventStreams?:
+    | { readonly pingMs?: number; readonly recheckMs?: number; readonly pageSize?: number }
+    | undefined;
 }
 
 /** Serialized full lists kept in memory, and the largest one kept (a few thousand memories). */
@@ -134,6 +164,12 @@ const LIST_CACHE_BODY_BYTES = 1024 * 1024;
  * dimensions (the built-in OpenAI model's) is about 200 MB; a larger one is read for each search.
  */
 const VECTOR_CACHE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Change streams one account may hold open at once (on all processes together when they share
+ * a Redis): a studio tab holds one, an app mirroring a few stores a few (docs/design.md §3.8).
+ */
+const OPEN_STREAMS_PER_ACCOUNT = 20;
 
 /** 64 KiB: far above the largest valid memory, low enough to refuse abuse cheaply. */
 const BODY_LIMIT = 64 * 1024;
@@ -289,19 +325,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // On SQLite, searches run in worker threads started with the first one; they end with the app.
   const search = createMemorySearch(database);
   app.addHook('onClose', () => search.close());
+  // Every write says which store it changed, for the change streams of every process.
+  const storeChanges = createStoreChanges(database.notifications, (error) =>
+    app.log.warn({ err: error }, 'a change notification could not be sent'),
+  );
+  const memoryTargets = createMemoryTargets(database);
+  const cursors = createCursorCodec(await instanceSecret(database.db, 'cursor-hmac'));
   const service = createMemoryService({
     database,
     repository: memoryRepository,
     ownReads: createOwnStoreReads(database, POOL_ACCESS.read),
-    writes:
+    writes: announcingWrites(
       database.dialect === 'postgres'
         ? createPostgresWrites({ database, repository: memoryRepository, embeddings })
         : createStatementWrites({ database, repository: memoryRepository, embeddings }),
+      storeChanges,
+    ),
+    changes: storeChanges,
     search,
     embeddings,
     semantic,
-    targets: createMemoryTargets(database),
-    cursors: createCursorCodec(await instanceSecret(database.db, 'cursor-hmac')),
+    targets: memoryTargets,
+    cursors,
     fullLists: createListCache({ maxBytes: LIST_CACHE_BYTES, maxBodyBytes: LIST_CACHE_BODY_BYTES }),
     maxContentChars: config.maxContentChars,
     optimisticConcurrency: config.optimisticConcurrency,
@@ -312,6 +357,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     environment: config.env,
     maxContentChars: config.maxContentChars,
     importItems: limiter('import-items', config.importItemsPerMinute),
+    events: createMemoryEvents({
+      database,
+      repository: memoryRepository,
+      targets: memoryTargets,
+      cursors,
+      changes: storeChanges,
+      ...deps.eventStreams,
+    }),
+    // Shared by every process on the Redis, as the rate limits are; else each process's own.
+    openStreams:
+      shared?.holds('open-streams', OPEN_STREAMS_PER_ACCOUNT) ??
+      createConcurrentHolds(OPEN_STREAMS_PER_ACCOUNT),
   });
   // What chat calls learn, when it waits for review (MNEMO_MEMORY_EXTRACTION=review).
   const proposals = createProposalsService({
@@ -379,9 +436,53 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     authenticate: memberOfOrgInPath,
   });
+  // Webhooks: the API, and a delivery worker in every process (docs/webhooks.md).
+  const webhookSecrets = createSecretBox(await instanceSecret(database.db, 'webhook-secrets'));
+  const webhookDelivery = createWebhookDelivery({
+    database,
+    secrets: webhookSecrets,
+    policy: config.webhooks,
+    log: app.log,
+    options: deps.webhookDelivery,
+  });
+  app.addHook('onReady', async () => webhookDelivery.start());
+  app.addHook('onClose', () => webhookDelivery.close());
+  // The hourly purges, started with the server as the delivery worker is: tombstones past their
+  // retention (when one is set); and what expired of the authorization server (codes, sessions,
+  // refresh tokens), which oidc-provider never deletes, with the sign-up, reset and sign-in
+  // links no one can use any more.
+  const stopPurges: (() => void)[] = [];
+  app.addHook('onReady', async () => {
+    if (config.tombstoneRetentionDays > 0) {
+      stopPurges.push(
+        scheduleTombstonePurge(database, config.tombstoneRetentionDays, (error) =>
+          app.log.error({ err: error }, 'tombstone purge failed'),
+        ),
+      );
+    }
+    stopPurges.push(
+      runPeriodically(
+        () => purgeExpiredOAuthRecords(database),
+        3600 * 1000,
+        (error) => app.log.error({ err: error }, 'purging expired authorization records failed'),
+      ),
+    );
+  });
+  app.addHook('onClose', async () => {
+    for (const stop of stopPurges) stop();
+  });
+  registerWebhooksRoutes(app, {
+    service: createWebhooksService({
+      database,
+      secrets: webhookSecrets,
+      policy: config.webhooks,
+      delivery: webhookDelivery,
+    }),
+    authenticate: memberOfOrgInPath,
+  });
   registerAuditRoutes(app, { database, member: authenticate.member });
-  registerUsageRoutes(app, { authenticate, database });
-  registerKeyRoutes(app, { authenticate, database });
+  registerUsageRoutes(app, { authenticate, usage: createUsageService(database.db) });
+  registerKeyRoutes(app, { authenticate, keys: createKeysService({ database }) });
   // The chat interface's key check. Key uses are written in batches, and once more on close.
   const keyUses = createLastUsedRecorder({
     database,
@@ -468,10 +569,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('passwordResets', passwordReset);
   app.addHook('onClose', () => passwordReset.idle());
+  const connections = createConnectionsService({ database, providers });
   registerOAuthRoutes(app, {
     providers,
     db: database.db,
     database,
+    connections,
     publicUrl: config.publicUrl,
     verify,
     signIn: createSignIn({
@@ -506,7 +609,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         : undefined,
   });
   registerProtectedResourceRoutes(app, { publicUrl: config.publicUrl });
-  registerConnectionRoutes(app, { account: authenticate.account, database, providers });
+  registerConnectionRoutes(app, { account: authenticate.account, connections });
 
   registerStudioRoutes(app, { directory: deps.studioDirectory ?? STUDIO_BUILD_DIR });
 

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
         recallTokens: 1000,
         wholeStoreUpTo: 50,
       },
+      webhooks: { allowHttp: false, allowPrivate: false },
       logLevel: 'info',
     });
   });
@@ -78,6 +79,8 @@ describe('loadConfig', () => {
       MNEMO_MEMORY_EXTRACTION_MODEL: 'openai/gpt-4.1-mini',
       MNEMO_MEMORY_RECALL_TOKENS: '400',
       MNEMO_MEMORY_RECALL_WHOLE_STORE: '0',
+      MNEMO_WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1',
+      MNEMO_WEBHOOKS_ALLOW_HTTP: '1',
       MNEMO_LOG_LEVEL: 'warn',
     });
     expect(config).toMatchObject({
@@ -115,6 +118,7 @@ describe('loadConfig', () => {
         recallTokens: 400,
         wholeStoreUpTo: 0,
       },
+      webhooks: { allowHttp: true, allowPrivate: true },
       // Checked against the catalog by the gateway, which reads it.
       catalogLocation: {
         file: 'etc/gateway.json',

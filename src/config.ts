@@ -50,6 +50,8 @@ const Env = Type.Object({
   MNEMO_MEMORY_EXTRACTION_MODEL: Type.Optional(Type.String({ pattern: '^\\S+$' })),
   MNEMO_MEMORY_RECALL_TOKENS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   MNEMO_MEMORY_RECALL_WHOLE_STORE: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  MNEMO_WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Optional(Type.String({ pattern: '^[01]$' })),
+  MNEMO_WEBHOOKS_ALLOW_HTTP: Type.Optional(Type.String({ pattern: '^[01]$' })),
   MNEMO_LOG_LEVEL: Type.Optional(
     Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   ),
@@ -150,6 +152,16 @@ export interface Config {
     readonly recallTokens: number;
     /** A store with at most this many memories is recalled whole, else searched. */
     readonly wholeStoreUpTo: number;
+  };
+  /** Where webhooks may be sent (docs/webhooks.md, "Targets"). */
+  readonly webhooks: {
+    /** `MNEMO_WEBHOOKS_ALLOW_HTTP=1`: plain http:// targets too. */
+    readonly allowHttp: boolean;
+    /**
+     * `MNEMO_WEBHOOKS_ALLOW_PRIVATE_TARGETS=1`: loopback, private, link-local, metadata and the
+     * other special-use addresses too.
+     */
+    readonly allowPrivate: boolean;
   };
 }
 
@@ -276,6 +288,10 @@ function fromEnv(env: Env, source: Record<string, string | undefined>): Config {
       extractionModel: env.MNEMO_MEMORY_EXTRACTION_MODEL,
       recallTokens: Number(env.MNEMO_MEMORY_RECALL_TOKENS ?? '1000'),
       wholeStoreUpTo: Number(env.MNEMO_MEMORY_RECALL_WHOLE_STORE ?? '50'),
+    },
+    webhooks: {
+      allowHttp: env.MNEMO_WEBHOOKS_ALLOW_HTTP === '1',
+      allowPrivate: env.MNEMO_WEBHOOKS_ALLOW_PRIVATE_TARGETS === '1',
     },
     logLevel: env.MNEMO_LOG_LEVEL ?? 'info',
   });

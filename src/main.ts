@@ -1,18 +1,13 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { ensureSigningKey, issuePlatformCredential } from './credentials/index.ts';
 import { createDatabase, type Database } from './db/database.ts';
 import { migrateToLatest, UnknownSchemaError } from './db/migrator.ts';
-import type { Catalog } from './gateway/catalog.ts';
-import { GatewayConfigError, loadCatalog } from './gateway/gateway-config.ts';
-import { catalogSummary } from './gateway/setup-guidance.ts';
-import { scheduleTombstonePurge } from './memory/tombstone-retention.ts';
-import { purgeExpiredOAuthRecords } from './oauth/oidc-adapter.ts';
-import { issuePlatformCredential } from './oauth/platform-credential.ts';
-import { ensureSigningKey } from './oauth/signing-keys.ts';
-import { DEMO_EMAIL, ensureDemoAccount } from './orgs/demo-seed.ts';
+import type { Catalog } from './gateway/index.ts';
+import { catalogSummary, GatewayConfigError, loadCatalog } from './gateway/index.ts';
 import { processLogger } from './platform/log-format.ts';
-import { runPeriodically } from './platform/periodic-job.ts';
+import { DEMO_EMAIL, ensureDemoAccount } from './tenancy/index.ts';
 
 const DEMO_CREDENTIAL_TTL = 24 * 3600;
 
@@ -42,20 +37,6 @@ export async function start(config: Config): Promise<FastifyInstance> {
   log = app.log;
   // The signing key and the store's secrets were written outside `write`: on disk before use.
   await database.sync();
-  if (config.tombstoneRetentionDays > 0) {
-    const stop = scheduleTombstonePurge(database, config.tombstoneRetentionDays, (error) =>
-      app.log.error({ err: error }, 'tombstone purge failed'),
-    );
-    app.addHook('onClose', async () => stop());
-  }
-  // oidc-provider never deletes what expired (codes, sessions, refresh tokens): the store does,
-  // with the sign-up, reset and sign-in links no one can use any more.
-  const stopOAuthPurge = runPeriodically(
-    () => purgeExpiredOAuthRecords(database),
-    3600 * 1000,
-    (error) => app.log.error({ err: error }, 'purging expired authorization records failed'),
-  );
-  app.addHook('onClose', async () => stopOAuthPurge());
   closeOnSignals(app, database);
   try {
     await app.listen({ port: config.port, host: config.host });

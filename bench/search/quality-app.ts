@@ -6,9 +6,9 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { ensureSigningKey } from '../../src/credentials/signing-keys.ts';
 import { createDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { ensureSigningKey } from '../../src/oauth/signing-keys.ts';
 import { createFixtures, type Fixtures } from '../../src/testing/build-test-app.ts';
 import { benchEnv } from '../processes.ts';
 import type { Setup } from '../setups.ts';

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { orgScopedHooks } from '../orgs/org-scoped-hooks.ts';
-import { adminSecurity, managementErrors, OkResponse, OrgIdParams } from '../orgs/orgs.schemas.ts';
+import { PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { adminSecurity, OkResponse, OrgIdParams, orgScopedHooks } from '../tenancy/index.ts';
 import {
   AppCreateBody,
   AppParams,
@@ -39,7 +39,7 @@ export function registerAppsRoutes(parent: FastifyInstance, deps: AppsRoutesDeps
           ...common,
           summary: "The organization's apps, and this server's request rates (owners and admins)",
           params: OrgIdParams,
-          response: { 200: AppsResponse, ...managementErrors },
+          response: { 200: AppsResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => ({
@@ -57,7 +57,7 @@ export function registerAppsRoutes(parent: FastifyInstance, deps: AppsRoutesDeps
             'Register an app: an OAuth client for client_credentials whose tokens act as a member of the organization with the role given; its secret is shown once (owners and admins)',
           params: OrgIdParams,
           body: AppCreateBody,
-          response: { 201: AppWithSecretResponse, ...managementErrors },
+          response: { 201: AppWithSecretResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request, reply) =>
@@ -71,7 +71,7 @@ export function registerAppsRoutes(parent: FastifyInstance, deps: AppsRoutesDeps
           ...common,
           summary: 'An app (owners and admins)',
           params: AppParams,
-          response: { 200: AppResponse, ...managementErrors },
+          response: { 200: AppResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => ({ app: await service.get(request.caller, request.params.appId) }),
@@ -86,7 +86,7 @@ export function registerAppsRoutes(parent: FastifyInstance, deps: AppsRoutesDeps
             'Rename an app, change its role or its rate limit (a new limit applies to tokens issued from then on) (owners and admins)',
           params: AppParams,
           body: AppPatchBody,
-          response: { 200: AppResponse, ...managementErrors },
+          response: { 200: AppResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => ({
@@ -102,7 +102,7 @@ export function registerAppsRoutes(parent: FastifyInstance, deps: AppsRoutesDeps
           summary:
             'Replace the app’s secret: the new one is shown once, the old one stops working at once (owners and admins)',
           params: AppParams,
-          response: { 200: AppWithSecretResponse, ...managementErrors },
+          response: { 200: AppWithSecretResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => service.rotateSecret(request.caller, request.params.appId),
@@ -116,7 +116,7 @@ export function registerAppsRoutes(parent: FastifyInstance, deps: AppsRoutesDeps
           summary:
             'Revoke an app: its tokens are refused from their next request; its identity is erased with its own memories and what it contributed to project pools (owners and admins). Again: 404',
           params: AppParams,
-          response: { 200: OkResponse, ...managementErrors },
+          response: { 200: OkResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => {

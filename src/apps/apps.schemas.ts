@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { BLANK_NAME } from '../orgs/names.ts';
-import { Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
+import { Timestamp, Uuid } from '../platform/api-schemas.ts';
+import { BLANK_NAME } from '../platform/errors.ts';
 import { NOT_BLANK_TEXT_PATTERN } from '../platform/openapi-text-rule.ts';
 
 export const AppRole = Type.Enum(['admin', 'member'], {

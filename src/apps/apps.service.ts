@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { recordAudit } from '../audit/audit.repository.ts';
-import type { Caller } from '../auth/authenticate.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
-import type { IdentityErasure } from '../erasure/identity-erasure.ts';
-import { createClientId, createClientSecret, hashClientSecret } from '../oauth/client-secrets.ts';
-import { insertClient } from '../oauth/clients.repository.ts';
-import { upsertMembership } from '../orgs/orgs.repository.ts';
-import { requireManager } from '../orgs/roles.ts';
-import { insertIdentity, updateUserName } from '../orgs/users.repository.ts';
-import { badRequest, notFound } from '../platform/errors.ts';
+import type { IdentityErasure } from '../erasure/index.ts';
+import {
+  createClientId,
+  createClientSecret,
+  hashClientSecret,
+  insertClient,
+} from '../oauth/index.ts';
+import { blankName } from '../platform/errors.ts';
 import { isoTime } from '../platform/iso-time.ts';
+import type { Caller } from '../tenancy/index.ts';
+import {
+  insertIdentity,
+  requireManager,
+  updateUserName,
+  upsertMembership,
+} from '../tenancy/index.ts';
+import { appNotFound, noAppChanges, rateLimitAboveMax } from './apps.errors.ts';
 import { type AppRow, findApp, listApps, updateAppClient } from './apps.repository.ts';
 import type { App, AppCreateBody, AppPatchBody } from './apps.schemas.ts';
 
@@ -22,8 +30,6 @@ export interface AppsServiceDeps {
   readonly rateLimits: { readonly defaultPerMinute: number; readonly maxPerMinute: number };
   readonly now?: () => number;
 }
-
-const appNotFound = () => notFound('app not found');
 
 export function presentApp(row: AppRow): App {
   return {
@@ -49,15 +55,13 @@ export function createAppsService(deps: AppsServiceDeps) {
 
   function checkName(raw: string): string {
     const name = raw.trim();
-    if (name === '') throw badRequest('name must not be blank');
+    if (name === '') throw blankName();
     return name;
   }
 
   function checkRateLimit(limit: number | null | undefined): void {
     if (limit != null && limit > rateLimits.maxPerMinute) {
-      throw badRequest(
-        `rateLimitPerMinute must be at most ${rateLimits.maxPerMinute}, the most this server gives an app`,
-      );
+      throw rateLimitAboveMax(rateLimits.maxPerMinute);
     }
   }
 
@@ -129,7 +133,7 @@ export function createAppsService(deps: AppsServiceDeps) {
     async update(caller: Caller, appId: string, body: AppPatchBody): Promise<App> {
       requireManager(caller, 'change apps');
       if (Object.keys(body).length === 0) {
-        throw badRequest('at least one of name, role or rateLimitPerMinute is required');
+        throw noAppChanges();
       }
       const name = body.name === undefined ? undefined : checkName(body.name);
       checkRateLimit(body.rateLimitPerMinute);

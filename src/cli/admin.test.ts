@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
+import { ensureSigningKey } from '../credentials/signing-keys.ts';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { ERASED_CONTRIBUTOR } from '../memory/memory-erasure.ts';
-import { ensureSigningKey } from '../oauth/signing-keys.ts';
-import { verifyPassword } from '../orgs/passwords.ts';
+import { verifyPassword } from '../tenancy/passwords.ts';
 import { Browser } from '../testing/browser.ts';
 import {
   buildTestApp,
@@ -85,6 +85,25 @@ const roleOf = async (orgId: string, userId: string) =>
       .where('user_id', '=', userId)
       .executeTakeFirst()
   )?.role;
+/** The organization's audit rows, oldest first, their details parsed. */
+const auditOf = async (orgId: string) =>
+  (
+    await database.db
+      .selectFrom('audit_log')
+      .select(['actor_id', 'target_id', 'action', 'details'])
+      .where('org_id', '=', orgId)
+      .orderBy('id')
+      .execute()
+  ).map((row) => ({ ...row, details: JSON.parse(row.details ?? 'null') }));
+
+/** An audit row of the operator of the command line. */
+const operator = (target_id: string, action: string, details: unknown) => ({
+  actor_id: OPERATOR_ACTOR_ID,
+  target_id,
+  action,
+  details,
+});
+
 const grantsOf = async (userId: string) =>
   Object.fromEntries(
     (
@@ -132,6 +151,17 @@ describe('admin org', () => {
     const textId = /^created organization "Initech": ([0-9a-f-]{36})\n$/.exec(text.stdout)?.[1];
     expect(textId).toMatch(UUID);
     expect((await orgRow(textId ?? ''))?.name).toBe('Initech');
+    // Through the organizations service, as the operator: audited in the new organization.
+    expect(await auditOf(chosen)).toEqual([
+      operator(chosen, 'org.create', {
+        name: 'Globex',
+        memoryEnabled: false,
+        userOverride: 'admins',
+      }),
+    ]);
+    expect(await auditOf(textId ?? '')).toEqual([
+      operator(textId ?? '', 'org.create', { name: 'Initech' }),
+    ]);
   });
 
   test('set changes the memory switch and the override policy; an unknown org is refused', async () => {
@@ -166,6 +196,14 @@ describe('admin org', () => {
     ]);
     expect(json).toEqual(refused(`unknown organization ${unknown}`));
     expect(plain).toEqual(refused(`unknown organization ${unknown}`, false));
+    // Each change audited with what it changed, as the operator.
+    expect(await auditOf(id)).toEqual([
+      operator(id, 'org.update', { memoryEnabled: { from: null, to: false } }),
+      operator(id, 'org.update', {
+        memoryEnabled: { from: false, to: true },
+        userOverride: { from: 'members', to: 'admins' },
+      }),
+    ]);
   });
 });
 
@@ -369,21 +407,6 @@ describe('admin member and admin project', () => {
     const [{ id: owner }, { id: other }] = await Promise.all([given.user(), given.user()]);
     const member = (verb: 'add' | 'remove', who: string, ...more: string[]) =>
       mnemo('admin', 'member', verb, '--org', orgId, '--user', who, ...more, '--json');
-    const auditOf = async () =>
-      (
-        await database.db
-          .selectFrom('audit_log')
-          .select(['actor_id', 'target_id', 'action', 'details'])
-          .where('org_id', '=', orgId)
-          .orderBy('id')
-          .execute()
-      ).map((row) => ({ ...row, details: JSON.parse(row.details ?? 'null') }));
-    const operator = (target_id: string, action: string, details: unknown) => ({
-      actor_id: '00000000-0000-0000-0000-000000000000',
-      target_id,
-      action,
-      details,
-    });
 
     expect(await member('add', owner, '--role', 'owner')).toEqual(OK);
     // The only owner can be neither demoted nor removed, by the operator either.
@@ -404,7 +427,7 @@ describe('admin member and admin project', () => {
       stdout: '{"ok":true,"revokedGrants":0}\n',
       stderr: '',
     });
-    expect(await auditOf()).toEqual([
+    expect(await auditOf(orgId)).toEqual([
       operator(owner, 'member.add', { role: 'owner' }),
       operator(other, 'member.add', { role: 'owner' }),
       operator(owner, 'member.role', { from: 'owner', to: 'member' }),
@@ -477,6 +500,50 @@ describe('admin member and admin project', () => {
     );
     expect(noSuchProject).toEqual(refused(`unknown project ${unknown}`));
     expect(noSuchUser).toEqual(refused(`unknown user ${unknown}`));
+
+    // Through the same service as the API: audited, as the operator, and only what changed.
+    const zeus = created.stdout.slice(-37, -1);
+    const audit = await auditOf(orgId);
+    expect(audit).toHaveLength(5);
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        operator(projectId, 'project.create', { name: 'Atlas' }),
+        operator(zeus, 'project.create', { name: 'Zeus' }),
+        operator(member, 'collaborator.set', { projectId, access: 'editor', previous: null }),
+        operator(member, 'collaborator.set', { projectId, access: 'owner', previous: 'editor' }),
+        operator(member, 'collaborator.remove', { projectId, access: 'owner' }),
+      ]),
+    );
+    // The operator owns nothing it made.
+    expect(
+      await database.db
+        .selectFrom('project_access')
+        .selectAll()
+        .where('project_id', '=', zeus)
+        .execute(),
+    ).toEqual([]);
+  });
+
+  test('project create trims the name as the API does, and refuses a blank one', async () => {
+    const orgId = await given.org();
+    const id = await createdId(
+      mnemo('admin', 'project', 'create', '--org', orgId, '--name', '  Hermes  ', '--json'),
+    );
+    expect(
+      await database.db
+        .selectFrom('projects')
+        .select('name')
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({ name: 'Hermes' });
+    const blank = await mnemo('admin', 'project', 'create', '--org', orgId, '--name', '   ');
+    expect(blank).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'mnemo: --name must not be empty\nusage: mnemo admin project create --org ID --name NAME [--id UUID]\n',
+    });
+    expect(await auditOf(orgId)).toEqual([operator(id, 'project.create', { name: 'Hermes' })]);
   });
 
   test("member remove takes the member's grants in that organization with it, and only those", async () => {

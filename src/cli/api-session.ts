@@ -3,8 +3,9 @@
  * any client of the API makes, so the same rules, audit and rate limits apply, and a refusal is
  * the API's own sentence (its `{"error"}`), thrown as an ApiError with the answer's status.
  */
-import type { MeResponse } from '../orgs/orgs.schemas.ts';
+
 import { ApiError } from '../platform/errors.ts';
+import type { MeResponse } from '../tenancy/index.ts';
 
 export interface ApiSessionOptions {
   /** The server's public URL: the API is under it. */

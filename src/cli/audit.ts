@@ -1,5 +1,5 @@
-import { listAudit, OPERATOR_ACTOR_ID, OPERATOR_NAME } from '../audit/audit.repository.ts';
-import { organizationExists } from '../orgs/orgs.repository.ts';
+import { listAudit, OPERATOR_ACTOR_ID, OPERATOR_NAME } from '../audit/index.ts';
+import { organizationExists } from '../tenancy/index.ts';
 import { type Command, onStore, unknownOrganization } from './command.ts';
 
 const DEFAULT_LIMIT = 100;

@@ -372,6 +372,7 @@ describe('migrate', () => {
         '2026-11-28T00_people',
         '2026-11-28T01_search_analysis',
         '2026-11-28T02_search_words',
+        '2026-12-01T00_webhooks',
       ],
     });
     const [again, text] = await Promise.all([mnemo('migrate', '--json'), mnemo('migrate')]);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { hashClientSecret, verifyClientSecret } from '../oauth/client-secrets.ts';
-import { insertUser } from '../orgs/users.repository.ts';
+import { insertUser } from '../tenancy/users.repository.ts';
 import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';
 

@@ -1,7 +1,13 @@
-import { redirectUrisProblem } from '../oauth/client-metadata.ts';
-import { createClientId, createClientSecret, hashClientSecret } from '../oauth/client-secrets.ts';
-import { CLIENT_GRANTS, type ClientGrant, insertClient } from '../oauth/clients.repository.ts';
-import { userExists } from '../orgs/users.repository.ts';
+import {
+  CLIENT_GRANTS,
+  type ClientGrant,
+  createClientId,
+  createClientSecret,
+  hashClientSecret,
+  insertClient,
+  redirectUrisProblem,
+} from '../oauth/index.ts';
+import { userExists } from '../tenancy/index.ts';
 import { type Args, repeatable } from './args.ts';
 import { type Command, onStore, unknownUser } from './command.ts';
 

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { ApiError } from '../platform/errors.ts';
 import type { Args, OptionSpec } from './args.ts';
 
 /** What a command printed: one JSON object with `--json`, else text for a person. */
@@ -62,6 +63,17 @@ export const unknownOrganization = (id: string) =>
   new PreconditionFailed(`unknown organization ${id}`);
 export const unknownUser = (id: string) => new PreconditionFailed(`unknown user ${id}`);
 export const unknownProject = (id: string) => new PreconditionFailed(`unknown project ${id}`);
+
+/**
+ * A service's 404 for the organization the operator named, said as the command line says it;
+ * any other refusal goes on as it is (its sentence, exit 1).
+ */
+export const namingOrganization =
+  (orgId: string) =>
+  (error: unknown): never => {
+    if (error instanceof ApiError && error.status === 404) throw unknownOrganization(orgId);
+    throw error;
+  };
 
 export const onStore = (run: (context: StoreContext) => Promise<Outcome>): Job => ({
   kind: 'store',

@@ -5,7 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { ExportStore } from '../memory/memory.schemas.ts';
+import type { ExportStore } from '../memory/index.ts';
 
 /** A memory to import, from line `line` of the file (1-based); `store` when the line names it. */
 export interface FileMemory {

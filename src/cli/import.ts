@@ -6,8 +6,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ExportStore, ImportResponse } from '../memory/memory.schemas.ts';
-import { MAX_IMPORT_ITEMS } from '../memory/memory.schemas.ts';
+import type { ExportStore, ImportResponse } from '../memory/index.ts';
+import { MAX_IMPORT_ITEMS } from '../memory/index.ts';
 import { ApiError } from '../platform/errors.ts';
 import type { ApiSession } from './api-session.ts';
 import type { Args } from './args.ts';

@@ -1,4 +1,4 @@
-import { rotateSigningKey } from '../oauth/signing-keys.ts';
+import { rotateSigningKey } from '../credentials/index.ts';
 import { type Command, onStore } from './command.ts';
 
 export const keysRotate: Command = {

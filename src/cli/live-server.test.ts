@@ -103,16 +103,23 @@ test('the running server sees every change of the command at once', async () => 
     action,
     memoryId: null,
   });
-  // Newest first: the override, then the two additions the operator made (at once, so in
-  // either order), with the operator's nil UUID as actor.
-  expect(audit.entries).toHaveLength(3);
-  expect(audit.entries[0]).toEqual(entry(alice, bob, 'list'));
-  expect(audit.entries.slice(1)).toEqual(
+  // Newest first: the policy set to `admins`; Alice's list for Bob, made before it; the memory
+  // switched on, then off; the two additions (made at once, so in either order); the creation
+  // of the organization. The operator's acts carry its nil UUID as actor.
+  expect(audit.entries).toHaveLength(7);
+  expect(audit.entries.slice(0, 4)).toEqual([
+    entry(OPERATOR_ACTOR_ID, orgId, 'org.update'),
+    entry(alice, bob, 'list'),
+    entry(OPERATOR_ACTOR_ID, orgId, 'org.update'),
+    entry(OPERATOR_ACTOR_ID, orgId, 'org.update'),
+  ]);
+  expect(audit.entries.slice(4, 6)).toEqual(
     expect.arrayContaining([
       entry(OPERATOR_ACTOR_ID, alice, 'member.add'),
       entry(OPERATOR_ACTOR_ID, bob, 'member.add'),
     ]),
   );
+  expect(audit.entries[6]).toEqual(entry(OPERATOR_ACTOR_ID, orgId, 'org.create'));
 
   // A rotated key signs the next credential; the server takes it at once, and the older
   // credential keeps working.

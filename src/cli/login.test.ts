@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cliCredentialsPath } from '../config.ts';
-import { upsertMembership } from '../orgs/orgs.repository.ts';
+import { upsertMembership } from '../tenancy/orgs.repository.ts';
 import { Browser, type Page } from '../testing/browser.ts';
 import { type OAuthServer, startOAuthServer } from '../testing/oauth-server.ts';
 import { freePort } from '../testing/server-process.ts';

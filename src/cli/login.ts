@@ -5,7 +5,7 @@
  * to last: the one they talk to when neither `--url` nor the environment names one.
  */
 import type * as OpenIdClient from 'openid-client';
-import { PLATFORM_SCOPE_NAMES } from '../auth/scopes.ts';
+import { PLATFORM_SCOPE_NAMES } from '../credentials/index.ts';
 import { type Args, UsageError } from './args.ts';
 import {
   type Command,

@@ -8,12 +8,12 @@ import type {
   AddOutput,
   ListOutput,
   MemoryOutput,
+  MemoryToolsBackend,
   ProjectsOutput,
   SearchOutput,
   WhoamiOutput,
-} from '../mcp/memory-tools.schemas.ts';
-import type { MemoryToolsBackend } from '../mcp/memory-tools.ts';
-import type { MemoryItem } from '../memory/memory.schemas.ts';
+} from '../mcp/index.ts';
+import type { MemoryItem } from '../memory/index.ts';
 import { ApiError } from '../platform/errors.ts';
 import { type ApiSessionOptions, createApiSession } from './api-session.ts';
 

@@ -24,7 +24,7 @@ async function serveOverStdio(url: string | undefined, orgId: string | undefined
   // Loaded here: no other command needs the MCP SDK.
   const [{ serveStdio }, { createMemoryToolsServer }, { createRestBackend }] = await Promise.all([
     import('@modelcontextprotocol/server/stdio'),
-    import('../mcp/memory-tools.ts'),
+    import('../mcp/index.ts'),
     import('./mcp-backend.ts'),
   ]);
   const backend = createRestBackend({

@@ -15,8 +15,7 @@
  * Pure: text in, items out. A file of JSON Lines is read a line at a time (readMem0Lines), so
  * memory use does not grow with it; one JSON document has to be read whole to be parsed.
  */
-import { parseDateTime } from '../memory/import-items.ts';
-import { CATEGORIES, type Category } from '../memory/memory.schemas.ts';
+import { CATEGORIES, type Category, parseDateTime } from '../memory/index.ts';
 
 /** An item of `POST /api/v1/memory/import` (ImportBody's `memories`). */
 export interface ImportItem {

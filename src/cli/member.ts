@@ -1,6 +1,4 @@
-import { createMembersService } from '../orgs/members.service.ts';
-import { organizationExists } from '../orgs/orgs.repository.ts';
-import { userExists } from '../orgs/users.repository.ts';
+import { createMembersService, organizationExists, userExists } from '../tenancy/index.ts';
 import {
   type Command,
   onStore,

@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  insertOrganization,
-  organizationExists,
-  updateOrganization,
-} from '../orgs/orgs.repository.ts';
-import { type Command, onStore, PreconditionFailed, unknownOrganization } from './command.ts';
+import { createOrganizationsService, operatorIn } from '../tenancy/index.ts';
+import { type Command, namingOrganization, onStore, type StoreContext } from './command.ts';
 
 const MEMORY = ['on', 'off'] as const;
 const USER_OVERRIDE = ['members', 'admins'] as const;
@@ -19,19 +15,16 @@ export const orgCreate: Command = {
   summary: 'create an organization',
   options: ['name', 'id', 'memory', 'user-override'],
   prepare(args) {
-    const org = {
-      id: args.uuid('id') ?? randomUUID(),
-      name: args.required('name').trim(),
+    const id = args.uuid('id') ?? randomUUID();
+    const input = {
+      name: args.required('name'),
       memoryEnabled: onOff(args.choice('memory', MEMORY)),
       userOverride: args.choice('user-override', USER_OVERRIDE),
     };
-    return onStore(async ({ database }) => {
-      await database.write(async (trx) => {
-        if (await organizationExists(trx, org.id)) {
-          throw new PreconditionFailed(`an organization with id ${org.id} already exists`);
-        }
-        await insertOrganization(trx, org);
-      });
+    return onStore(async ({ config, database }) => {
+      const org = await organizations(config, database)
+        .create(operatorIn(id), input)
+        .catch(namingOrganization(id));
       return { json: { id: org.id }, text: `created organization "${org.name}": ${org.id}` };
     });
   },
@@ -49,11 +42,14 @@ export const orgSet: Command = {
     if (memory === undefined && userOverride === undefined) {
       args.fail('nothing to change: give --memory, --user-override or both');
     }
-    return onStore(async ({ database }) => {
-      const changes = { memoryEnabled: onOff(memory), userOverride };
-      if (!(await updateOrganization(database.db, orgId, changes))) {
-        throw unknownOrganization(orgId);
-      }
+    return onStore(async ({ config, database }) => {
+      const changes = {
+        ...(memory === undefined ? {} : { memoryEnabled: memory === 'on' }),
+        ...(userOverride === undefined ? {} : { userOverride }),
+      };
+      await organizations(config, database)
+        .update(operatorIn(orgId), changes)
+        .catch(namingOrganization(orgId));
       const said = [
         memory === undefined ? [] : [`memory ${memory}`],
         userOverride === undefined ? [] : [`user override ${userOverride}`],
@@ -62,3 +58,6 @@ export const orgSet: Command = {
     });
   },
 };
+
+const organizations = (config: StoreContext['config'], database: StoreContext['database']) =>
+  createOrganizationsService({ database, environment: config.env });

@@ -1,17 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { organizationExists } from '../orgs/orgs.repository.ts';
-import { userExists } from '../orgs/users.repository.ts';
 import {
-  deleteProjectAccess,
-  findProject,
-  insertProject,
-} from '../projects/projects.repository.ts';
-import { grantProjectAccess } from '../projects/projects.service.ts';
+  createProjectsService,
+  grantProjectAccess,
+  operatorIn,
+  revokeProjectAccess,
+} from '../tenancy/index.ts';
 import {
   type Command,
+  namingOrganization,
   onStore,
   PreconditionFailed,
-  unknownOrganization,
   unknownProject,
   unknownUser,
 } from './command.ts';
@@ -24,21 +21,14 @@ export const projectCreate: Command = {
   summary: 'create a project: a memory pool shared by the members it is granted to',
   options: ['org', 'name', 'id'],
   prepare(args) {
-    const project = {
-      orgId: args.requiredUuid('org'),
-      name: args.required('name').trim(),
-      id: args.uuid('id') ?? randomUUID(),
-    };
+    const orgId = args.requiredUuid('org');
+    const name = args.required('name');
+    const id = args.uuid('id');
     return onStore(async ({ database }) => {
-      await database.write(async (trx) => {
-        if (!(await organizationExists(trx, project.orgId))) {
-          throw unknownOrganization(project.orgId);
-        }
-        if (await findProject(trx, project.id)) {
-          throw new PreconditionFailed(`a project with id ${project.id} already exists`);
-        }
-        await insertProject(trx, project);
-      });
+      const projects = createProjectsService(database);
+      const project = await projects
+        .create(operatorIn(orgId), { name }, id === undefined ? {} : { id })
+        .catch(namingOrganization(orgId));
       return {
         json: { id: project.id },
         text: `created project "${project.name}": ${project.id}`,
@@ -82,9 +72,10 @@ export const projectRevoke: Command = {
     const projectId = args.requiredUuid('project');
     const userId = args.requiredUuid('user');
     return onStore(async ({ database }) => {
-      if (!(await findProject(database.db, projectId))) throw unknownProject(projectId);
-      if (!(await userExists(database.db, userId))) throw unknownUser(userId);
-      if (!(await deleteProjectAccess(database.db, projectId, userId))) {
+      const outcome = await revokeProjectAccess(database, projectId, userId);
+      if (outcome === 'unknown-project') throw unknownProject(projectId);
+      if (outcome === 'unknown-user') throw unknownUser(userId);
+      if (outcome === 'no-access') {
         throw new PreconditionFailed(`user ${userId} has no access to project ${projectId}`);
       }
       return {

@@ -1,4 +1,4 @@
-import { ensureSigningKey } from '../oauth/signing-keys.ts';
+import { ensureSigningKey } from '../credentials/index.ts';
 import { type Command, onStore } from './command.ts';
 
 export const serve: Command = {

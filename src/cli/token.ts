@@ -1,7 +1,6 @@
 import { decodeJwt } from 'jose';
-import { issuePlatformCredential } from '../oauth/platform-credential.ts';
-import { ensureSigningKey } from '../oauth/signing-keys.ts';
-import { findUserStatus } from '../orgs/users.repository.ts';
+import { ensureSigningKey, issuePlatformCredential } from '../credentials/index.ts';
+import { findUserStatus } from '../tenancy/index.ts';
 import { type Command, onStore, PreconditionFailed, unknownUser } from './command.ts';
 
 const DEFAULT_TTL_SECONDS = 3600;

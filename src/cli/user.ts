@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { replacePassword } from '../accounts/account-sessions.ts';
-import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
-import { createUncachedErasure } from '../erasure/identity-erasure.ts';
-import { passwordProblem } from '../orgs/password-rule.ts';
-import { hashPassword } from '../orgs/passwords.ts';
+import { OPERATOR_ACTOR_ID } from '../audit/index.ts';
+import { createUncachedErasure } from '../erasure/index.ts';
 import {
   findUser,
   findUserIdByEmail,
+  hashPassword,
   insertUser,
   normalizeEmail,
+  passwordProblem,
+  replacePassword,
   updateUserStatus,
   userExists,
-} from '../orgs/users.repository.ts';
+} from '../tenancy/index.ts';
 import { type Args, flag } from './args.ts';
 import { type Command, onStore, PreconditionFailed, unknownUser } from './command.ts';
 

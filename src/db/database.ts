@@ -4,6 +4,11 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createDurability } from './durability.ts';
 import { createGroupCommit } from './group-commit.ts';
+import {
+  createLocalNotifications,
+  createPostgresNotifications,
+  type Notifications,
+} from './notifications.ts';
 import { withNamedStatements } from './postgres-named-statements.ts';
 import { retryOnConflict } from './postgres-retry.ts';
 import type { QueryRunner } from './prepared-query.ts';
@@ -75,6 +80,8 @@ export interface Database {
    * (start-up, the CLI): call it before telling anyone about them.
    */
   sync(): Promise<void>;
+  /** Wake-ups between the processes that share the store (notifications.ts). */
+  readonly notifications: Notifications;
   close(): Promise<void>;
 }
 
@@ -125,6 +132,7 @@ function createSqlite(path: string): Database {
   const wal = createWalSync(file);
   const durability = createDurability(() => wal.sync());
   const write = createGroupCommit(db, { durable: () => durability.committed() });
+  const notifications = createLocalNotifications();
   return {
     db,
     dialect: 'sqlite',
@@ -148,7 +156,9 @@ function createSqlite(path: string): Database {
     durable: () => durability.pending(),
     withoutTimeLimit: (run) => run(db),
     sync: () => wal.sync(),
+    notifications,
     close: async () => {
+      await notifications.close();
       await durability.drained();
       // Writes made through `db` outside `write` (start-up, the CLI) are synced here.
       await wal.sync().catch(() => undefined);
@@ -233,6 +243,12 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
   const db = new Kysely<Tables>({
     dialect: new PostgresDialect({ pool: withNamedStatements(pool) }),
   });
+  const notifications = createPostgresNotifications(
+    postgresConfig(url),
+    async (channel, payload) => {
+      await pool.query('select pg_notify($1, $2)', [channel, payload]);
+    },
+  );
   return {
     db,
     dialect: 'postgres',
@@ -274,6 +290,10 @@ function createPostgres(url: string, options: DatabaseOptions): Database {
       }
     },
     sync: async () => {},
-    close: () => db.destroy(),
+    notifications,
+    close: async () => {
+      await notifications.close();
+      await db.destroy();
+    },
   };
 }

@@ -15,6 +15,7 @@ import * as memoryUpdateBatches from './migrations/2026-11-25T03_memory_update_b
 import * as people from './migrations/2026-11-28T00_people.ts';
 import * as searchAnalysis from './migrations/2026-11-28T01_search_analysis.ts';
 import * as searchWords from './migrations/2026-11-28T02_search_words.ts';
+import * as webhooks from './migrations/2026-12-01T00_webhooks.ts';
 
 /** Every migration, in order. Listed by hand so the graph is readable and nothing is autoloaded. */
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28T00_people': people,
   '2026-11-28T01_search_analysis': searchAnalysis,
   '2026-11-28T02_search_words': searchWords,
+  '2026-12-01T00_webhooks': webhooks,
 };
 
 export class UnknownSchemaError extends Error {

@@ -304,6 +304,81 @@ export interface OAuthConnectionsTable {
   created_at: number;
 }
 
+/**
+ * A webhook: an organization's (or one project's) subscription to events, delivered to `url`
+ * signed with its secret (docs/webhooks.md).
+ */
+export interface WebhooksTable {
+  id: string;
+  org_id: string;
+  /** Only this project pool's events; null: the whole organization's. */
+  project_id: string | null;
+  url: string;
+  description: string | null;
+  /** JSON array of event types; null: every type, those added later too. */
+  events: string | null;
+  /** The signing secret (`whsec_…`), sealed under the instance's key for it. */
+  secret: string;
+  /** 1 enabled, 0 disabled (by hand, or after 24 hours of failed deliveries). */
+  enabled: number;
+  disabled_reason: string | null;
+  disabled_at: number | null;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * The outbox: one row per event, written in the transaction of the change. `seq` orders the
+ * events of a store; `payload` (the body's `data`) is dropped once every delivery of it is done.
+ */
+export interface WebhookEventsTable {
+  seq: Generated<number>;
+  /** A UUID: the `webhook-id` of its deliveries. */
+  id: string;
+  org_id: string;
+  type: string;
+  /** `user:{id}` or `project:{id}`: the store whose order it keeps; null for a test event. */
+  store_key: string | null;
+  /** JSON: the store as the body names it; null for a test event. */
+  store: string | null;
+  /** The person whose store it is (an erasure takes their events away); null for a pool. */
+  person_id: string | null;
+  /** The memory it carries, if any. */
+  memory_id: string | null;
+  /** JSON: the body's `data`; null once delivered everywhere. */
+  payload: string | null;
+  created_at: number;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed';
+
+/** One event for one webhook: its attempts so far, and the last one's outcome. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_seq: number;
+  /** The event's store key, here for the order check; null for a test delivery. */
+  store_key: string | null;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When it is due next; null once delivered or failed. */
+  next_attempt_at: number | null;
+  /** When its current run of failures began: retried until 24 hours after it. */
+  retry_since: number | null;
+  /** A worker's claim: no other attempt before it runs out. */
+  lease_until: number | null;
+  lease_token: string | null;
+  response_status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  /** The start of the last response's body, for the log. */
+  response_body: string | null;
+  created_at: number;
+  last_attempt_at: number | null;
+  delivered_at: number | null;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value: string;
@@ -332,6 +407,9 @@ export interface Tables {
   end_users: EndUsersTable;
   invitations: InvitationsTable;
   account_links: AccountLinksTable;
+  webhooks: WebhooksTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 /** A memory as the service sees it: its search terms are the repository's to write. */

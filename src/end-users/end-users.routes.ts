@@ -1,10 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { orgScopedHooks } from '../orgs/org-scoped-hooks.ts';
-import { adminSecurity, managementErrors, OkResponse, OrgIdParams } from '../orgs/orgs.schemas.ts';
-import { rulesNoSchemaStates } from '../platform/api-schemas.ts';
+import { PLATFORM_ERROR_RESPONSES, rulesNoSchemaStates } from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { CURSOR_RULE_NO_SCHEMA_STATES } from '../platform/paging.ts';
+import { adminSecurity, OkResponse, OrgIdParams, orgScopedHooks } from '../tenancy/index.ts';
 import {
   EndUserBody,
   EndUserDetailResponse,
@@ -44,7 +43,7 @@ export function registerEndUsersRoutes(parent: FastifyInstance, deps: EndUsersRo
             'Register an end user under the app’s own id, or find the one registered: 201 when created, 200 when it existed (a name sent replaces the one held). Owners and admins, and apps with the admin role',
           params: EndUserParams,
           body: EndUserBody,
-          response: { 200: EndUserResponse, 201: EndUserResponse, ...managementErrors },
+          response: { 200: EndUserResponse, 201: EndUserResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request, reply) => {
@@ -64,7 +63,7 @@ export function registerEndUsersRoutes(parent: FastifyInstance, deps: EndUsersRo
           ...common,
           summary: 'An end user by the app’s id, with how many memories are held of them',
           params: EndUserParams,
-          response: { 200: EndUserDetailResponse, ...managementErrors },
+          response: { 200: EndUserDetailResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => ({
@@ -81,7 +80,7 @@ export function registerEndUsersRoutes(parent: FastifyInstance, deps: EndUsersRo
           description: rulesNoSchemaStates(CURSOR_RULE_NO_SCHEMA_STATES),
           params: OrgIdParams,
           querystring: EndUsersQuery,
-          response: { 200: EndUsersResponse, ...managementErrors },
+          response: { 200: EndUsersResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => service.list(request.caller, request.query),
@@ -95,7 +94,7 @@ export function registerEndUsersRoutes(parent: FastifyInstance, deps: EndUsersRo
           summary:
             'Erase an end user: their memories and memory proposals, their membership, keys and project grants; the audit log keeps that it happened. Also {"ok": true} when already erased or never known',
           params: EndUserParams,
-          response: { 200: OkResponse, ...managementErrors },
+          response: { 200: OkResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => {

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { Name, Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
+import { Timestamp, Uuid } from '../platform/api-schemas.ts';
 import { PageCursor, PageLimit } from '../platform/paging.ts';
+import { Name } from '../tenancy/index.ts';
 
 /** A page of the end-user list: its size by default, and at most. */
 export const END_USERS_PAGE = { default: 50, max: 200 };

@@ -1,21 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { recordAudit } from '../audit/audit.repository.ts';
-import type { Caller } from '../auth/authenticate.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
-import type { IdentityErasure } from '../erasure/identity-erasure.ts';
-import { upsertMembership } from '../orgs/orgs.repository.ts';
-import { requireManager } from '../orgs/roles.ts';
-import {
-  deleteUnreferencedUser,
-  insertIdentity,
-  updateUserName,
-} from '../orgs/users.repository.ts';
-import { badRequest, notFound } from '../platform/errors.ts';
+import { blankName } from '../platform/errors.ts';
 import { isoTime } from '../platform/iso-time.ts';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../platform/paging.ts';
 import { textProblem } from '../platform/storable-text.ts';
+import type { Caller } from '../tenancy/index.ts';
+import {
+  deleteUnreferencedUser,
+  insertIdentity,
+  requireManager,
+  updateUserName,
+  upsertMembership,
+} from '../tenancy/index.ts';
+import { recordEndUserEvent } from '../webhooks/index.ts';
+import {
+  endUserNotFound,
+  externalIdControl,
+  externalIdLength,
+  externalIdText,
+} from './end-users.errors.ts';
 import {
   claimExternalId,
   countEndUsers,
@@ -37,8 +43,6 @@ import {
 
 const CURSOR_TAG = 'e1';
 
-const endUserNotFound = () => notFound('end user not found');
-
 /**
  * An external id as the path carried it (decoded), or 400 with what is wrong: 1 to 200
  * characters (code points), none of them a control character (Unicode's Cc: C0, DEL, C1).
@@ -46,11 +50,11 @@ const endUserNotFound = () => notFound('end user not found');
 export function parseExternalId(raw: string): string {
   const length = [...raw].length;
   if (length === 0 || length > MAX_EXTERNAL_ID_CHARS) {
-    throw badRequest(`externalId must be 1 to ${MAX_EXTERNAL_ID_CHARS} characters`);
+    throw externalIdLength();
   }
-  if (/\p{Cc}/u.test(raw)) throw badRequest('externalId must not contain control characters');
+  if (/\p{Cc}/u.test(raw)) throw externalIdControl();
   const problem = textProblem(raw);
-  if (problem) throw badRequest(`externalId ${problem}`);
+  if (problem) throw externalIdText(problem);
   return raw;
 }
 
@@ -63,9 +67,22 @@ export function presentEndUser(row: EndUserRow): EndUser {
   };
 }
 
+/**
+ * What erasing an end user needs: the erasure of an identity, which reaches into every part
+ * (erasure/identity-erasure.ts, which depends on this part; the composition root gives it here).
+ */
+export interface IdentityEraser {
+  erase(request: {
+    readonly orgId: string;
+    readonly actorId: string;
+    readonly action: string;
+    readonly find: (trx: Kysely<Tables>) => Promise<string | undefined>;
+  }): Promise<unknown>;
+}
+
 export interface EndUsersServiceDeps {
   readonly database: Database;
-  readonly erasure: IdentityErasure;
+  readonly erasure: IdentityEraser;
   readonly now?: () => number;
 }
 
@@ -105,7 +122,7 @@ export function createEndUsersService(deps: EndUsersServiceDeps) {
       requireManager(caller, 'register end users');
       const externalId = parseExternalId(rawExternalId);
       const name = body?.name?.trim();
-      if (name === '') throw badRequest('name must not be blank');
+      if (name === '') throw blankName();
       return database.write(async (trx) => {
         const known = await findEndUser(trx, caller.orgId, externalId);
         if (known) {
@@ -131,15 +148,21 @@ export function createEndUsersService(deps: EndUsersServiceDeps) {
           targetId: userId,
           action: 'end_user.register',
         });
-        return {
-          created: true,
-          endUser: presentEndUser({
-            user_id: userId,
-            external_id: externalId,
-            name: name ?? null,
-            created_at: at,
-          }),
-        };
+        const endUser = presentEndUser({
+          user_id: userId,
+          external_id: externalId,
+          name: name ?? null,
+          created_at: at,
+        });
+        await recordEndUserEvent(trx, {
+          orgId: caller.orgId,
+          type: 'end_user.registered',
+          userId,
+          externalId,
+          endUser,
+          at,
+        });
+        return { created: true, endUser };
       });
     },
 

@@ -1,22 +1,28 @@
 import type { Kysely } from 'kysely';
-import { endAccountSessions } from '../accounts/account-sessions.ts';
-import { recordAudit } from '../audit/audit.repository.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
-import { deleteEndUserRow } from '../end-users/end-users.repository.ts';
-import { deleteKeysOfUser } from '../keys/keys.repository.ts';
-import { createMemoryRepository } from '../memory/memory.repository.ts';
-import { createMemoryEmbeddingsRepository } from '../memory/memory-embeddings.repository.ts';
+import { deleteEndUserRow } from '../end-users/index.ts';
+import { deleteKeysOfUser } from '../keys/index.ts';
 import {
+  createMemoryEmbeddingsRepository,
   createMemoryErasure,
+  createMemoryRepository,
   type ErasedMemories,
   type MemoryErasure,
-} from '../memory/memory-erasure.ts';
-import { deleteClientsOfServiceUser } from '../oauth/clients.repository.ts';
-import { byName } from '../orgs/names.ts';
-import { deleteMembership, findOrganization } from '../orgs/orgs.repository.ts';
-import { deleteErasedUser, lockUserRow } from '../orgs/users.repository.ts';
-import { deleteOrganizationGrants } from '../projects/projects.repository.ts';
+} from '../memory/index.ts';
+import { deleteClientsOfServiceUser } from '../oauth/index.ts';
+import { isoTime } from '../platform/iso-time.ts';
+import {
+  byName,
+  deleteErasedUser,
+  deleteMembership,
+  deleteOrganizationGrants,
+  endAccountSessions,
+  findOrganization,
+  lockUserRow,
+} from '../tenancy/index.ts';
+import { forgetPersonInOutbox, recordEndUserEvent } from '../webhooks/index.ts';
 
 /** What an erasure removed: counts only, as the audit log keeps them. */
 export interface ErasureSummary {
@@ -57,6 +63,14 @@ export function createIdentityErasure(deps: ErasureDeps) {
     at: number,
   ): Promise<{ summary: ErasureSummary; memories: ErasedMemories }> {
     if (rowLocks) await lockUserRow(trx, userId);
+    // Webhooks: what waits to be sent of them, and their deliveries' log, go first, while their
+    // pool memories still name them.
+    await forgetPersonInOutbox(trx, userId);
+    const endUser = await trx
+      .selectFrom('end_users')
+      .select(['org_id', 'external_id', 'created_at'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     const memories = await deps.memories.eraseMemoriesOf(trx, userId, at);
     let projectGrants = 0;
     for (const orgId of orgIds) {
@@ -69,6 +83,22 @@ export function createIdentityErasure(deps: ErasureDeps) {
     await trx.deleteFrom('account_links').where('user_id', '=', userId).execute();
     await deleteEndUserRow(trx, userId);
     await deleteErasedUser(trx, userId);
+    if (endUser) {
+      // The app is told by its own id (its name is not repeated); once sent, only the mnemo id
+      // stays in the delivery log.
+      await recordEndUserEvent(trx, {
+        orgId: endUser.org_id,
+        type: 'end_user.erased',
+        userId,
+        externalId: endUser.external_id,
+        endUser: {
+          id: userId,
+          externalId: endUser.external_id,
+          createdAt: isoTime(endUser.created_at),
+        },
+        at,
+      });
+    }
     return {
       summary: {
         memories: memories.own,

@@ -1,5 +1,5 @@
-import type { ApiKeyRefusal } from '../keys/api-key-auth.ts';
-import { API_KEY_PREFIX } from '../keys/api-key-secret.ts';
+import { API_KEY_PREFIX } from '../credentials/index.ts';
+import type { ApiKeyRefusal } from '../keys/index.ts';
 import { bearerChallenge } from '../platform/bearer.ts';
 import { GatewayError } from './openai-errors.ts';
 

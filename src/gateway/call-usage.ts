@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { KeyHolder } from '../keys/api-key-auth.ts';
-import { costMicroUsd } from '../usage/usage.cost.ts';
-import type { UsageKind, UsageRecorder } from '../usage/usage.recorder.ts';
+import type { KeyHolder } from '../keys/index.ts';
+import type { UsageKind, UsageRecorder } from '../usage/index.ts';
+import { costMicroUsd } from '../usage/index.ts';
 import type { ModelConfig } from './catalog.ts';
 import type { ChatRequest } from './chat.schemas.ts';
 import type { ChatChunk, ChatUsage } from './provider.ts';

@@ -3,7 +3,13 @@
  * `mnemo.config.json` (or the file `MNEMO_CONFIG` names), or built from the conventional
  * provider variables when there is no file (gateway-config.ts).
  */
-export type ProviderKind = 'openai' | 'anthropic' | 'gemini';
+/** The wire formats the gateway speaks, named once: the catalog's schema and the adapters follow. */
+export const PROVIDER_KINDS = ['openai', 'anthropic', 'gemini'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** The kinds with an embeddings API (Anthropic has none): only these serve an embedding model. */
+export const EMBEDDING_KINDS = ['openai', 'gemini'] as const satisfies readonly ProviderKind[];
+export type EmbeddingKind = (typeof EMBEDDING_KINDS)[number];
 
 export interface ProviderConfig {
   /** The provider's name in the configuration: the part of a model id before the slash. */

@@ -4,12 +4,14 @@ import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import type { CatalogLocation } from '../config.ts';
 import { BUILTIN_PROVIDERS } from './builtin-models.ts';
-import type {
-  Catalog,
-  EmbeddingModelConfig,
-  ModelConfig,
-  ProviderConfig,
-  ProviderKind,
+import {
+  type Catalog,
+  EMBEDDING_KINDS,
+  type EmbeddingModelConfig,
+  type ModelConfig,
+  PROVIDER_KINDS,
+  type ProviderConfig,
+  type ProviderKind,
 } from './catalog.ts';
 
 /** The gateway's configuration is unusable: the message names the file (or variable) and path. */
@@ -23,7 +25,7 @@ const DEFAULT_ROUTER_ID = 'auto';
 // The file format of docs/design.md §4, which outside tools rely on: keep it exactly.
 const ProviderEntry = Type.Object(
   {
-    kind: Type.Enum(['openai', 'anthropic', 'gemini']),
+    kind: Type.Enum(PROVIDER_KINDS),
     baseUrl: Type.String({ minLength: 1 }),
     apiKeyEnv: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
   },
@@ -62,8 +64,6 @@ const ModelEntry = Type.Object(
 /** Fields of a chat model, which an embedding model does not take; and the other way round. */
 const CHAT_FIELDS = ['vision', 'tools', 'jsonOutput', 'reasoning', 'contextWindow', 'price'];
 const EMBEDDING_FIELDS = ['dimensions', 'minSimilarity'];
-/** Provider kinds with an embeddings API: Anthropic has none. */
-const EMBEDDING_KINDS: readonly string[] = ['openai', 'gemini'];
 
 const SearchEntry = Type.Object(
   { embeddingModel: Type.Optional(Type.String({ minLength: 1 })) },
@@ -341,7 +341,8 @@ type Usable = (value: unknown, at: string) => value is string;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const KINDS: readonly string[] = ['openai', 'anthropic', 'gemini'];
+const KINDS: readonly string[] = PROVIDER_KINDS;
+const EMBEDDING_KIND_NAMES: readonly string[] = EMBEDDING_KINDS;
 
 function providerProblems(providers: Record<string, unknown>, usable: Usable): Problem[] {
   const problems: Problem[] = [];
@@ -441,10 +442,10 @@ function typeProblems(
       problems.push({ at: `${at}.${field}`, message: 'is not a field of an embedding model' });
     }
     const kind = isObject(providerEntry) ? providerEntry.kind : undefined;
-    if (typeof kind === 'string' && KINDS.includes(kind) && !EMBEDDING_KINDS.includes(kind)) {
+    if (typeof kind === 'string' && KINDS.includes(kind) && !EMBEDDING_KIND_NAMES.includes(kind)) {
       problems.push({
         at: `${at}.provider`,
-        message: `a provider of kind ${kind} has no embeddings API (openai and gemini do)`,
+        message: `a provider of kind ${kind} has no embeddings API (${EMBEDDING_KINDS.join(' and ')} do)`,
       });
     }
     return problems;

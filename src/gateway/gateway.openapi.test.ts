@@ -184,6 +184,18 @@ describe('the operations', () => {
       expect(answer.status, id).toBe(200);
       await expectDocumented(get, answer, `GET /v1/models/${id}`);
     }
+    // Decoded once: an id holding `%` is its own id, never decoded again into another one.
+    for (const [path, id] of [
+      ['sim%252Fgpt-4o', 'sim%2Fgpt-4o'],
+      ['100%25', '100%'],
+      ['sim%2Fgpt-4o%25', 'sim/gpt-4o%'],
+    ]) {
+      const answer = await fetch(`${gateway.baseUrl}/models/${path}`, withKey());
+      expect(answer.status, path).toBe(404);
+      expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
+        `The model \`${id}\` does not exist`,
+      );
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import type { SwaggerTransform } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import { Type } from 'typebox';
-import { MEMORY_MODES } from '../keys/memory-modes.ts';
+import { MEMORY_MODES } from '../keys/index.ts';
 import {
   MEMORY_HEADER,
   PROJECT_HEADER,

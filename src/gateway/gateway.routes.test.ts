@@ -129,7 +129,7 @@ describe('authentication by API key', () => {
   });
 
   test('each refusal says why, in OpenAI’s shape and in its RFC 6750 challenge', async () => {
-    const { deleteMembership } = await import('../orgs/orgs.repository.ts');
+    const { deleteMembership } = await import('../tenancy/orgs.repository.ts');
     const f = server.t.fixtures;
     const db = server.t.database.db;
     const keyOf = async (token: string, name: string) => {
@@ -160,7 +160,7 @@ describe('authentication by API key', () => {
       .set({ expires_at: Date.now() - 1000 })
       .where('id', '=', expired.key.id)
       .execute();
-    const unknown = (await import('../keys/api-key-secret.ts')).generateApiKey().secret;
+    const unknown = (await import('../credentials/api-key-secret.ts')).generateApiKey().secret;
 
     const cases: Array<[string, string]> = [
       [

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import type { ApiKeyAuthenticator, KeyHolder } from '../keys/api-key-auth.ts';
-import { failureOf } from '../platform/error-handler.ts';
+import type { ApiKeyAuthenticator, KeyHolder } from '../keys/index.ts';
+import { failureOf } from '../platform/failure.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import type { UsageRecorder } from '../usage/usage.recorder.ts';
+import type { UsageRecorder } from '../usage/index.ts';
 import { refusedApiKey } from './api-key-refusals.ts';
 import { createCallUsage } from './call-usage.ts';
 import type { Catalog } from './catalog.ts';
@@ -154,8 +154,9 @@ export function registerGatewayRoutes(
         // OpenAPI names path parameters; the route takes the rest of the path (see `model`).
         { config: documentedOnly(GET_MODEL_OPERATION, '/v1/models/{model}') },
         async (request) => {
-          // Model ids contain a slash (`openai/gpt-4.1`): the rest of the path is the id.
-          const id = decodeURIComponent(request.params['*']);
+          // Model ids contain a slash (`openai/gpt-4.1`): the rest of the path is the id, as
+          // Fastify decoded it (`%2F` included); decoding it again would make `%252F` a slash.
+          const id = request.params['*'];
           const found = models().find((model) => model.id === id);
           if (!found) throw unknownModel(id, catalog);
           return found;

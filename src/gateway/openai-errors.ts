@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { ErrorShape, Failure } from '../platform/error-surfaces.ts';
+import type { ErrorShape } from '../platform/error-surfaces.ts';
+import type { Failure } from '../platform/failure.ts';
 
 /**
  * OpenAI's error body, which `/v1` imitates (docs/design.md §3): `{"error": {"message", "type",

@@ -1,4 +1,4 @@
-import { type Embedder, EmbeddingRefused } from '../memory/embedder.ts';
+import { type Embedder, EmbeddingRefused } from '../memory/index.ts';
 import type { Catalog, EmbeddingModelConfig } from './catalog.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import type {

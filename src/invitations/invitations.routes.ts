@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { orgScopedHooks } from '../orgs/org-scoped-hooks.ts';
-import { adminSecurity, managementErrors, OkResponse, OrgIdParams } from '../orgs/orgs.schemas.ts';
+import { PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { adminSecurity, OkResponse, OrgIdParams, orgScopedHooks } from '../tenancy/index.ts';
 import {
   InvitationBody,
   InvitationCreated,
@@ -40,7 +40,7 @@ export function registerInvitationsRoutes(
             'Invite someone by email, with a role (owners and admins; only owners invite owners): the link is shown once and emailed when SMTP is configured; 409 for a member. Inviting an address again replaces its open invitation',
           params: OrgIdParams,
           body: InvitationBody,
-          response: { 201: InvitationCreated, ...managementErrors },
+          response: { 201: InvitationCreated, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request, reply) =>
@@ -54,7 +54,7 @@ export function registerInvitationsRoutes(
           ...common,
           summary: 'The pending invitations, newest first, never their links (owners and admins)',
           params: OrgIdParams,
-          response: { 200: InvitationsResponse, ...managementErrors },
+          response: { 200: InvitationsResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => ({ invitations: await service.list(request.caller) }),
@@ -68,7 +68,7 @@ export function registerInvitationsRoutes(
           summary:
             'Revoke an invitation: its link stops working (owners and admins); done again: {"ok": true}',
           params: InvitationParams,
-          response: { 200: OkResponse, ...managementErrors },
+          response: { 200: OkResponse, ...PLATFORM_ERROR_RESPONSES },
         },
       },
       async (request) => {

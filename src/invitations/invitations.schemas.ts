@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { MemberRole, Timestamp, Uuid } from '../orgs/orgs.schemas.ts';
+import { Timestamp, Uuid } from '../platform/api-schemas.ts';
+import { MemberRole } from '../tenancy/index.ts';
 
 /**
  * An address as invitations take it: something, `@`, something, no white space inside (around

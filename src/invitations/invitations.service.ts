@@ -1,21 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { recordAudit } from '../audit/audit.repository.ts';
-import type { Caller } from '../auth/authenticate.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { Database } from '../db/database.ts';
 import type { MemberRole, Tables } from '../db/tables.ts';
-import { findMember, upsertMembership } from '../orgs/orgs.repository.ts';
-import { passwordProblem } from '../orgs/password-rule.ts';
-import { hashPassword } from '../orgs/passwords.ts';
-import { requireManager } from '../orgs/roles.ts';
-import { findUserIdByEmail, insertUser, normalizeEmail } from '../orgs/users.repository.ts';
-import { badRequest, conflict, forbidden, notFound } from '../platform/errors.ts';
 import { isoTime } from '../platform/iso-time.ts';
 import { hashLinkSecret, newLinkSecret } from '../platform/link-secrets.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import { parseUuid } from '../platform/uuid.ts';
+import type { Caller } from '../tenancy/index.ts';
+import {
+  findMember,
+  findUserIdByEmail,
+  hashPassword,
+  insertUser,
+  normalizeEmail,
+  passwordProblem,
+  requireManager,
+  upsertMembership,
+} from '../tenancy/index.ts';
 import { invitationEmail } from './invitation-email.ts';
+import { alreadyMember, invitationNotFound, notAnEmail, ownersOnly } from './invitations.errors.ts';
 import {
   findInvitation,
   findInvitationBySecret,
@@ -136,10 +141,9 @@ export function createInvitationsService(deps: InvitationsServiceDeps) {
     async create(caller: Caller, body: InvitationBody): Promise<InvitationCreated> {
       requireManager(caller, 'invite people');
       const email = normalizeEmail(body.email.trim());
-      if (!EMAIL.test(email)) throw badRequest('email must be an email address');
+      if (!EMAIL.test(email)) throw notAnEmail();
       const role: MemberRole = body.role ?? 'member';
-      if (role === 'owner' && caller.role !== 'owner')
-        throw forbidden('only owners can invite owners');
+      if (role === 'owner' && caller.role !== 'owner') throw ownersOnly('invite');
       const { secret, hash } = newLinkSecret(SECRET_PREFIX);
       const at = now();
       const row: InvitationRow = {
@@ -158,7 +162,7 @@ export function createInvitationsService(deps: InvitationsServiceDeps) {
       const names = await database.write(async (trx) => {
         const existing = await findUserIdByEmail(trx, email);
         if (existing && (await findMember(trx, caller.orgId, existing))) {
-          throw conflict(`${email} is already a member of this organization`);
+          throw alreadyMember(email);
         }
         // Inviting again replaces the link: only the newest one works.
         const replaced = await revokeOpenInvitations(trx, caller.orgId, email, at);
@@ -206,9 +210,9 @@ export function createInvitationsService(deps: InvitationsServiceDeps) {
       const id = parseUuid(rawId);
       await database.write(async (trx) => {
         const row = id ? await findInvitation(trx, caller.orgId, id) : undefined;
-        if (!row) throw notFound('invitation not found');
+        if (!row) throw invitationNotFound();
         if (row.role === 'owner' && caller.role !== 'owner') {
-          throw forbidden('only owners can revoke an invitation to be an owner');
+          throw ownersOnly('revoke');
         }
         if (await revokeInvitation(trx, row.id, now())) {
           await recordAudit(trx, {

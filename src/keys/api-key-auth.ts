@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
+import { hashApiKey, parseApiKey } from '../credentials/index.ts';
 import type { Database } from '../db/database.ts';
 import type { MemberRole, OrganizationsTable } from '../db/tables.ts';
 import { bearerToken } from '../platform/bearer.ts';
-import { hashApiKey, parseApiKey } from './api-key-secret.ts';
 import { createApiKeyLookup } from './keys.repository.ts';
 import type { LastUsedRecorder } from './last-used.ts';
 import type { MemoryMode } from './memory-modes.ts';

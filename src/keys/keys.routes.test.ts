@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CREDENTIAL_MESSAGES } from '../auth/credential-refusals.ts';
+import { API_KEY_PREFIX, hashApiKey, parseApiKey } from '../credentials/api-key-secret.ts';
+import { CREDENTIAL_MESSAGES } from '../credentials/credential-refusals.ts';
 import { buildTestApp, type TestApp, testConfig } from '../testing/build-test-app.ts';
 import { scopedToken as credentialWithScope } from '../testing/scoped-token.ts';
-import { API_KEY_PREFIX, hashApiKey, parseApiKey } from './api-key-secret.ts';
 import type { ApiKey } from './keys.schemas.ts';
 
 const BASE = '/api/v1/api-keys';

@@ -1,8 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { PlatformAuthentication } from '../auth/authenticate.ts';
-import { requireScope } from '../auth/scopes.ts';
-import type { Database } from '../db/database.ts';
+import { requireScope } from '../credentials/index.ts';
 import {
   OrganizationHeader,
   PLATFORM_ERROR_RESPONSES,
@@ -10,6 +8,7 @@ import {
 } from '../platform/api-schemas.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import type { PlatformAuthentication } from '../tenancy/index.ts';
 import { KEY_RULES_NO_SCHEMA_STATES } from './keys.errors.ts';
 import {
   CreatedKeyResponse,
@@ -20,11 +19,11 @@ import {
   UpdatedKeyResponse,
   UpdateKeyBody,
 } from './keys.schemas.ts';
-import { createKeysService } from './keys.service.ts';
+import type { KeysService } from './keys.service.ts';
 
 export interface KeyRoutesDeps {
   readonly authenticate: Pick<PlatformAuthentication, 'member'>;
-  readonly database: Database;
+  readonly keys: KeysService;
 }
 
 const BASE = '/api/v1/api-keys';
@@ -36,8 +35,7 @@ const errors = PLATFORM_ERROR_RESPONSES;
  * The chat interface's key check is api-key-auth.ts, built beside these in app.ts.
  */
 export function registerKeyRoutes(parent: FastifyInstance, deps: KeyRoutesDeps): void {
-  const { database } = deps;
-  const service = createKeysService({ database });
+  const service = deps.keys;
 
   parent.register(async (scoped) => {
     const app = scoped.withTypeProvider<TypeBoxTypeProvider>();

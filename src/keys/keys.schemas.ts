@@ -1,11 +1,9 @@
 import { type Static, Type } from 'typebox';
-import { BLANK_NAME } from '../orgs/names.ts';
+import { Timestamp, Uuid } from '../platform/api-schemas.ts';
+import { BLANK_NAME } from '../platform/errors.ts';
 import { NOT_BLANK_TEXT_PATTERN } from '../platform/openapi-text-rule.ts';
 import { MemoryModeSchema } from './memory-modes.ts';
 
-const Uuid = (description: string) => Type.String({ format: 'uuid', description });
-const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description, examples: ['2026-11-22T09:30:00.000Z'] });
 const NullableTimestamp = (description: string) =>
   Type.Union([Timestamp(description), Type.Null()], { description });
 

@@ -1,19 +1,22 @@
-import { recordAudit } from '../audit/audit.repository.ts';
-import type { Caller } from '../auth/authenticate.ts';
+import { recordAudit } from '../audit/index.ts';
+import { generateApiKey } from '../credentials/index.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
+import { blankName } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
-import { canRead, createProjectAccessReader } from '../projects/projects.repository.ts';
-import { generateApiKey } from './api-key-secret.ts';
+import type { Caller } from '../tenancy/index.ts';
+import {
+  canRead,
+  createProjectAccessReader,
+  projectForbidden,
+  projectNotFound,
+} from '../tenancy/index.ts';
 import {
   expiryInPast,
   keyNotFound,
   memoryBeyondAccess,
-  nameRequired,
   nameTooLong,
   noKeyChanges,
-  projectForbidden,
-  projectNotFound,
 } from './keys.errors.ts';
 import {
   type ApiKeyRow,
@@ -66,7 +69,7 @@ export function createKeysService(deps: KeysServiceDeps) {
 
   function checkName(raw: string): string {
     const name = raw.trim();
-    if (name === '') throw nameRequired();
+    if (name === '') throw blankName();
     // Characters, not UTF-16 units: an emoji is one character.
     if ([...name].length > NAME_MAX_CHARS) throw nameTooLong();
     return name;
@@ -91,7 +94,7 @@ export function createKeysService(deps: KeysServiceDeps) {
     const projectId = raw.toLowerCase();
     const { exists, access } = await findProjectAccess(caller.orgId, projectId, caller.userId);
     if (!exists) throw projectNotFound();
-    if (!canRead(access)) throw projectForbidden();
+    if (!canRead(access)) throw projectForbidden('read');
     return projectId;
   }
 

@@ -5,8 +5,8 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
-import { MCP_CREDENTIAL_MESSAGES } from '../auth/mcp-authenticate.ts';
-import { generateApiKey } from '../keys/api-key-secret.ts';
+import { generateApiKey } from '../credentials/api-key-secret.ts';
+import { MCP_CREDENTIAL_MESSAGES } from '../oauth/mcp-authenticate.ts';
 import {
   type Connect,
   callTool,

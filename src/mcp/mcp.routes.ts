@@ -1,11 +1,11 @@
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller } from '../auth/authenticate.ts';
-import { insufficientMcpScope } from '../auth/mcp-authenticate.ts';
-import { allows } from '../auth/scopes.ts';
+import { allows } from '../credentials/index.ts';
+import { insufficientMcpScope } from '../oauth/index.ts';
 import { forbidden } from '../platform/errors.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import type { Caller } from '../tenancy/index.ts';
 import { createMemoryToolsServer, type MemoryToolsBackend, WRITE_TOOLS } from './memory-tools.ts';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

@@ -4,11 +4,9 @@
  * a list carries the sync cursor, a project its access.
  */
 import { type Static, Type } from 'typebox';
-import { CATEGORIES, MemoryItem } from '../memory/memory.schemas.ts';
-import { MemberRole, MeResponse } from '../orgs/orgs.schemas.ts';
-import { Project } from '../projects/projects.schemas.ts';
-
-const Uuid = (description: string) => Type.String({ format: 'uuid', description });
+import { CATEGORIES, MemoryItem } from '../memory/index.ts';
+import { Uuid } from '../platform/api-schemas.ts';
+import { MemberRole, MeResponse, Project } from '../tenancy/index.ts';
 
 const user = Type.Optional(
   Uuid(

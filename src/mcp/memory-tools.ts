@@ -8,8 +8,8 @@
 import { type CallToolResult, McpServer, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Static, TSchema } from 'typebox';
 import packageJson from '../../package.json' with { type: 'json' };
-import { projectWithUser } from '../memory/memory.errors.ts';
-import type { MemoryItem } from '../memory/memory.schemas.ts';
+import type { MemoryItem } from '../memory/index.ts';
+import { projectWithUser } from '../memory/index.ts';
 import { ApiError, badRequest } from '../platform/errors.ts';
 import {
   AddInput,

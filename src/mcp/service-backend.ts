@@ -1,13 +1,11 @@
-import type { Caller } from '../auth/authenticate.ts';
 import type { Environment } from '../config.ts';
 import { isStoreUnavailable } from '../db/availability.ts';
-import { memoryFeatureOff } from '../memory/memory.errors.ts';
-import type { MemoryService } from '../memory/memory.service.ts';
-import { memoryEnabled } from '../orgs/memory-rollout.ts';
-import type { OrganizationsService } from '../orgs/orgs.service.ts';
-import { STORE_UNAVAILABLE_MESSAGE } from '../platform/error-handler.ts';
-import { ApiError, forbidden } from '../platform/errors.ts';
-import type { ProjectsService } from '../projects/projects.service.ts';
+import type { MemoryService } from '../memory/index.ts';
+import { memoryFeatureOff } from '../memory/index.ts';
+import { ApiError } from '../platform/errors.ts';
+import { STORE_UNAVAILABLE_MESSAGE } from '../platform/failure.ts';
+import type { Caller, OrganizationsService, ProjectsService } from '../tenancy/index.ts';
+import { memoryEnabled, notAMember } from '../tenancy/index.ts';
 import type { ListOutput } from './memory-tools.schemas.ts';
 import type { MemoryToolsBackend } from './memory-tools.ts';
 
@@ -80,7 +78,7 @@ export function createServiceBackends(deps: ServiceBackendDeps) {
           const me = await deps.organizations.me(caller.userId);
           const organization = me.organizations.find((org) => org.id === caller.orgId);
           // Admitted a moment ago; removed since, the caller is what admission would now say.
-          if (!organization) throw forbidden('not a member of this organization');
+          if (!organization) throw notAMember();
           return {
             user: me.user,
             organization: { id: organization.id, name: organization.name },

@@ -1,9 +1,9 @@
-import type { Caller } from '../auth/authenticate.ts';
 import type { Environment } from '../config.ts';
-import type { KeyHolder } from '../keys/api-key-auth.ts';
-import { memoryEnabled } from '../orgs/memory-rollout.ts';
+import type { KeyHolder } from '../keys/index.ts';
 import { ApiError, badRequest } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
+import type { Caller } from '../tenancy/index.ts';
+import { memoryEnabled } from '../tenancy/index.ts';
 import { memoryFeatureOff, unknownTargetUser } from './memory.errors.ts';
 import { CATEGORIES } from './memory.schemas.ts';
 import type { MemoryService, RecalledMemory } from './memory.service.ts';

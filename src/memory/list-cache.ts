@@ -4,11 +4,12 @@
  * before the rows, so the answer built for counter `v` holds every change up to `v` (and
  * perhaps later ones, which a fresh read could have returned too): it stays right for as long
  * as the counter reads `v`, in this process or any other. Nothing needs invalidating; a newer
- * counter simply misses. Bounded in bytes, least recently used first out.
+ * counter simply misses. Bounded in bytes, least recently used first out. `Body`: what the
+ * bodies are known to be (the list's, its JSON text).
  */
-export interface ListCache {
-  get(scopeId: string, version: number): string | undefined;
-  set(scopeId: string, version: number, body: string): void;
+export interface ListCache<Body extends string = string> {
+  get(scopeId: string, version: number): Body | undefined;
+  set(scopeId: string, version: number, body: Body): void;
   /** Drops the store's list: the store was erased. */
   forget(scopeId: string): void;
 }
@@ -22,9 +23,11 @@ export interface ListCacheOptions {
 
 const sizeOf = (body: string) => body.length * 2;
 
-export function createListCache(options: ListCacheOptions): ListCache {
+export function createListCache<Body extends string = string>(
+  options: ListCacheOptions,
+): ListCache<Body> {
   // A Map iterates in insertion order: re-inserting on use keeps the oldest use first.
-  const entries = new Map<string, { version: number; body: string }>();
+  const entries = new Map<string, { version: number; body: Body }>();
   let bytes = 0;
 
   function remove(scopeId: string): void {

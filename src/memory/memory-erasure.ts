@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
+import { openStoreOutbox, type StoreOutbox } from '../webhooks/index.ts';
 import type { MemoryRepository } from './memory.repository.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
 import { nextUpdatedAt } from './memory-writes.ts';
@@ -31,7 +32,8 @@ export interface ErasedMemories {
  *   embedding progress (the foreign keys' cascade), their search index entries (SQLite's
  *   triggers; PostgreSQL's index is a column of the row), and the store's counter row;
  * - what it contributed to project pools: deleted as any delete is (a tombstone in the pool's
- *   counter order, so that every client syncing the pool is told), their vectors dropped;
+ *   counter order, so that every client syncing the pool is told, and the pool's webhooks),
+ *   their vectors dropped;
  * - the memory proposals waiting for it.
  *
  * Each store's counter row is taken first, in one order, as every write of the store takes it:
@@ -82,15 +84,14 @@ export function createMemoryErasure(deps: {
       .orderBy('m.version')
       .execute();
     let lockedScope: string | undefined;
+    let outbox: StoreOutbox | undefined;
     let deleted = 0;
     for (const memory of contributed) {
       if (memory.scope_id !== lockedScope) {
-        await repo.lockScope(trx, {
-          orgId: memory.org_id,
-          kind: 'project',
-          ownerId: memory.owner_id,
-        });
+        const pool = { orgId: memory.org_id, kind: 'project' as const, ownerId: memory.owner_id };
+        await repo.lockScope(trx, pool);
         lockedScope = memory.scope_id;
+        outbox = await openStoreOutbox(trx, pool);
       }
       // Read again under the pool's lock: a delete may have come first.
       const current = await repo.findById(trx, memory.id);
@@ -107,6 +108,13 @@ export function createMemoryErasure(deps: {
         deleted_at: deletedAt,
       });
       await embeddings.dropVectors(trx, current.id);
+      // Webhooks of the pool are told, as of any delete.
+      await outbox?.record({
+        type: 'memory.deleted',
+        data: { memory: { id: current.id } },
+        memoryId: current.id,
+        at,
+      });
       deleted += 1;
     }
     // Its tombstones, these and older ones, no longer name it.

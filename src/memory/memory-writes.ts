@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
-import { recordAudit } from '../audit/audit.repository.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { Database } from '../db/database.ts';
 import type { MemoryRow, Tables } from '../db/tables.ts';
+import { openStoreOutbox } from '../webhooks/index.ts';
 import type { CursorScope } from './cursor.ts';
 import type { MemoryRepository, ScopeState, WritableMemory } from './memory.repository.ts';
 import type { Category } from './memory.schemas.ts';
 import type { MemoryEmbeddingsRepository } from './memory-embeddings.repository.ts';
+import { toMemoryItem } from './memory-item.ts';
 
 /**
  * The three writes of the memory API as the store carries them out, every rule of docs/design.md
@@ -227,10 +229,28 @@ export async function addPlanned(
     const result = plan.results[i];
     if (result) await auditIn(trx, write.audit, 'add', result.memory.id);
   }
+  // Webhooks: each item an event, in order (docs/design.md §3.9).
+  const outbox = await openStoreOutbox(trx, scope);
+  for (const [i, write] of writes.entries()) {
+    const result = plan.results[i];
+    if (outbox && result) await outbox.record(addEvent(result, write.at));
+  }
   return plan.results;
 }
 
-/** The writes as statements in one transaction of `database.write`, the store's lock first. */
+/** An add's webhook event: the memory created, or the one it folded into as it now is. */
+const addEvent = (result: AddResult, at: number) => ({
+  type: result.created ? ('memory.created' as const) : ('memory.folded' as const),
+  data: { memory: toMemoryItem(result.memory) },
+  memoryId: result.memory.id,
+  at,
+});
+
+/**
+ * The writes as statements in one transaction of `database.write`, the store's lock first; each
+ * records its webhook event in the same transaction (migration 2026-12-01T00_webhooks does so
+ * in PostgreSQL's functions).
+ */
 export function createStatementWrites(deps: {
   readonly database: Database;
   readonly repository: MemoryRepository;
@@ -272,7 +292,11 @@ export function createStatementWrites(deps: {
 
   return {
     add: (write) =>
-      database.write(async (trx) => addIn(trx, await repo.lockScope(trx, write.scope), write)),
+      database.write(async (trx) => {
+        const result = await addIn(trx, await repo.lockScope(trx, write.scope), write);
+        await (await openStoreOutbox(trx, write.scope))?.record(addEvent(result, write.at));
+        return result;
+      }),
 
     async addMany(writes) {
       const scope = storeOfAll(writes);
@@ -305,6 +329,12 @@ export function createStatementWrites(deps: {
         if (newContent) await embeddings.dropVectors(trx, current.id);
         else await embeddings.carryVectors(trx, current.id, current.version, version);
         await auditIn(trx, write.audit, 'update', current.id);
+        await (await openStoreOutbox(trx, write.scope))?.record({
+          type: 'memory.updated',
+          data: { memory: toMemoryItem(next) },
+          memoryId: next.id,
+          at: write.at,
+        });
         return { outcome: 'updated', memory: next, newContent };
       }),
 
@@ -328,6 +358,12 @@ export function createStatementWrites(deps: {
             deleted_at: at,
           });
           await embeddings.dropVectors(trx, current.id);
+          await (await openStoreOutbox(trx, write.scope))?.record({
+            type: 'memory.deleted',
+            data: { memory: { id: current.id } },
+            memoryId: current.id,
+            at: write.at,
+          });
         }
         await auditIn(trx, write.audit, 'delete', write.memoryId);
       }),

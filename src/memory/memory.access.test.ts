@@ -10,7 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listAudit } from '../audit/audit.repository.ts';
 import type { ProjectAccess } from '../db/tables.ts';
-import { deleteProjectAccess } from '../projects/projects.repository.ts';
+import { deleteProjectAccess } from '../tenancy/projects.repository.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
 import { foldKey } from './fold.ts';
 import type { MemoryItem } from './memory.schemas.ts';

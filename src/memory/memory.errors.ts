@@ -4,16 +4,11 @@ import { CATEGORIES, type MemoryItem } from './memory.schemas.ts';
 // docs/design.md: an id that is not a UUID, or a memory the caller may not see, answers like an unknown id.
 export const memoryNotFound = () => notFound('memory not found');
 export const memoryFeatureOff = () => notFound('memory is not enabled for this organization');
-export const projectNotFound = () => notFound('project not found');
-const PROJECT_NEEDS = {
-  read: 'no access to this project',
-  edit: 'editor access to this project is required',
-  own: 'owner access to this project is required',
-} as const;
-export const projectForbidden = (need: keyof typeof PROJECT_NEEDS) =>
-  forbidden(PROJECT_NEEDS[need]);
 export const unknownCategory = () => badRequest(`category must be one of ${CATEGORIES.join(', ')}`);
 export const projectWithUser = () => badRequest('project cannot be combined with user');
+export const orgExportOwnersOnly = () => forbidden('only owners can export the organization');
+/** What contentProblem found wrong with a memory's text. */
+export const badContent = (problem: string) => badRequest(problem);
 export const unknownTargetUser = () => badRequest('user is not a member of this organization');
 export const overrideForbidden = () =>
   forbidden('acting for another member is restricted to organization owners and admins');

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDatabase, type Database } from '../db/database.ts';
-import { updateOrganization } from '../orgs/orgs.repository.ts';
+import { updateOrganization } from '../tenancy/orgs.repository.ts';
 import { createFixtures, type Fixtures, testConfig } from '../testing/build-test-app.ts';
 import {
   createWorld,

@@ -292,6 +292,33 @@ export function createMemoryRepository(database: Database) {
       .orderBy('m.version'),
   );
 
+  // The same, a page at a time, with the store's counter: a change stream drains a store's
+  // changes in pages (memory-events.ts), every page one snapshot with the marks it is judged by.
+  const changesAfter = prepareQuery((p: { scopeId: string; version: number; limit: number }) =>
+    db
+      .selectFrom('scopes as s')
+      .leftJoin(
+        (eb) =>
+          eb
+            .selectFrom('memories')
+            .select([...SHOWN, 'version'])
+            .where('scope_id', '=', p.scopeId)
+            .where('version', '>', p.version)
+            .orderBy('version')
+            .limit(p.limit)
+            .as('m'),
+        (join) => join.onTrue(),
+      )
+      .select([
+        's.purged_version',
+        's.version as scope_version',
+        'm.version',
+        ...SHOWN.map((column) => `m.${column}` as const),
+      ])
+      .where('s.id', '=', p.scopeId)
+      .orderBy('m.version'),
+  );
+
   const reachableFor = (poolAccess: readonly ProjectAccess[]) =>
     prepareQuery((p: ReachableParams) => reachableQuery(db, p, poolAccess));
   // One compiled query per access list, keyed by the list itself: they are the service's few
@@ -497,6 +524,37 @@ export function createMemoryRepository(database: Database) {
         (row): row is (typeof rows)[number] & ShownMemory => row.id !== null,
       );
       return { changed, purgedVersion: first.purged_version };
+    },
+
+    /**
+     * Up to `limit` of the store's changes after `version` (memories and tombstones, each with
+     * its version) in commit order, with the store's counter and purge mark as the same
+     * snapshot held them; undefined for a store never written.
+     */
+    async changesAfter(
+      db: QueryRunner,
+      scopeId: string,
+      version: number,
+      limit: number,
+    ): Promise<
+      | {
+          changed: (ShownMemory & { version: number })[];
+          scopeVersion: number;
+          purgedVersion: number;
+        }
+      | undefined
+    > {
+      const rows = await changesAfter.rows(db, { scopeId, version, limit });
+      const [first] = rows;
+      if (!first) return undefined;
+      const changed = rows.filter(
+        (row): row is (typeof rows)[number] & ShownMemory & { version: number } => row.id !== null,
+      );
+      return {
+        changed,
+        scopeVersion: first.scope_version,
+        purgedVersion: first.purged_version,
+      };
     },
   };
 }

@@ -1,21 +1,27 @@
+import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { type PlatformAuthentication, tooManyRequests } from '../auth/authenticate.ts';
-import { allows, insufficientScope } from '../auth/scopes.ts';
 import type { Environment } from '../config.ts';
-import { memoryEnabled } from '../orgs/memory-rollout.ts';
+import { allows, insufficientScope } from '../credentials/index.ts';
 import {
   OrganizationHeader,
   PLATFORM_ERROR_RESPONSES,
   rulesNoSchemaStates,
 } from '../platform/api-schemas.ts';
-import { badRequest } from '../platform/errors.ts';
+import type { ConcurrentHolds } from '../platform/concurrent-holds.ts';
+import { ApiError, badRequest } from '../platform/errors.ts';
 import { requireJsonBody } from '../platform/json-body.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
+import { sendJsonText, sendStream } from '../platform/raw-replies.ts';
+import {
+  type Caller,
+  memoryEnabled,
+  type PlatformAuthentication,
+  tooManyRequests,
+} from '../tenancy/index.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
-import type { ReachableMemory, ScopeState } from './memory.repository.ts';
 import {
   AddBody,
   AddQuery,
@@ -39,7 +45,8 @@ import {
   UpdateBody,
   UserQuery,
 } from './memory.schemas.ts';
-import type { MemoryService } from './memory.service.ts';
+import type { MemoryService, ReachableMemory, ScopeState } from './memory.service.ts';
+import type { MemoryEvents } from './memory-events.ts';
 
 export interface MemoryRoutesDeps {
   readonly service: MemoryService;
@@ -47,7 +54,10 @@ export interface MemoryRoutesDeps {
   /** The longest a memory's text may be, in characters (an operation's description says it). */
   readonly maxContentChars: number;
   /** The platform's checks (credential, rate, organization, account); set `request.caller`. */
-  readonly authentication: Pick<PlatformAuthentication, 'member' | 'memberReading'>;
+  readonly authentication: Pick<PlatformAuthentication, 'member' | 'memberReading' | 'readmit'>;
+  /** Change streams (`/events`), and how many one account may hold open at once. */
+  readonly events: MemoryEvents;
+  readonly openStreams: ConcurrentHolds;
   /** Memories imported per account and minute, beside the request's own count; none: off. */
   readonly importItems?: RateLimiter | undefined;
 }
@@ -55,6 +65,18 @@ export interface MemoryRoutesDeps {
 const BASE = '/api/v1/memory';
 /** JSON Lines, as exports are sent. */
 export const NDJSON = 'application/x-ndjson';
+/** Server-sent events, as change streams are sent. */
+export const EVENT_STREAM = 'text/event-stream';
+
+/** How long a refused stream is told to wait before opening another (Retry-After). */
+const STREAMS_RETRY_SECONDS = 5;
+const tooManyStreams = (limit: number) =>
+  new ApiError(
+    429,
+    'too_many_streams',
+    `too many open event streams: at most ${limit} per account; close one and retry in ${STREAMS_RETRY_SECONDS} s`,
+    { headers: { 'retry-after': String(STREAMS_RETRY_SECONDS) } },
+  );
 
 /**
  * The spec takes an add's `user` and `project` in the body only: sent in the query instead, they
@@ -90,6 +112,11 @@ function readsOwnStore(request: FastifyRequest, userId: string): boolean {
 
 export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutesDeps): void {
   const { service, authentication } = deps;
+  // Streams still open when the server closes are ended, or closing would wait for them.
+  const streams = new Set<AbortController>();
+  parent.addHook('preClose', async () => {
+    for (const stream of streams) stream.abort();
+  });
 
   parent.register(async (scoped) => {
     const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
@@ -104,6 +131,12 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
     const memoryOn: onRequestHookHandler = (request, _reply, done) => {
       const on = memoryEnabled(deps.environment, request.caller.memoryEnabled);
       done(on ? undefined : memoryFeatureOff());
+    };
+    /** A stream's caller, judged again (`readmit`), held to the hooks' rules as well. */
+    const memoryStillOn = (caller: Caller): Caller => {
+      if (!allows(caller, 'memory:read')) throw insufficientScope('memory:read');
+      if (!memoryEnabled(deps.environment, caller.memoryEnabled)) throw memoryFeatureOff();
+      return caller;
     };
     const checkedBy = (authenticate: onRequestHookHandler) => [
       authenticate,
@@ -174,9 +207,9 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
         },
       },
       async (request, reply) => {
-        // Already the JSON of a ListResponse: Fastify sends a string with a JSON type as it is.
+        // Already the JSON of a ListResponse (full lists are kept serialized): sent as it is.
         const body = await service.list(request.caller, request.query, ownScope.get(request));
-        return reply.type('application/json; charset=utf-8').send(body as unknown as ListResponse);
+        return sendJsonText(reply, body);
       },
     );
 
@@ -225,10 +258,77 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
       async (request, reply) => {
         const { cursor, lines } = await service.export(request.caller, request.query);
         // A stream is sent as it is, not serialized: the schema above documents each line.
-        return reply
-          .header(EXPORT_CURSOR_HEADER, cursor)
-          .type(NDJSON)
-          .send(lines as unknown as MemoryItem);
+        return sendStream(reply.header(EXPORT_CURSOR_HEADER, cursor), NDJSON, lines);
+      },
+    );
+
+    app.get(
+      `${BASE}/events`,
+      {
+        onRequest: checks,
+        schema: {
+          ...common,
+          ...reads,
+          summary: "Follow a store's changes as server-sent events",
+          description: rulesNoSchemaStates({
+            ...oneStore,
+            'invalid cursor':
+              '`since` (or the `Last-Event-ID` header) is not a cursor this server gave for this store',
+          }),
+          querystring: ListQuery,
+          response: {
+            200: {
+              description: [
+                'Server-sent events, each with `id:` a cursor to resume from (`since`, or the `Last-Event-ID` header on reconnection):',
+                '`change` (data: a MemoryItem) for a memory added or changed, `delete` (data: `{"id"}`) for one deleted,',
+                '`sync` (data: `{"cursor"}`) after each batch: everything up to that cursor has been sent,',
+                'and `error` (data: `{"error", "status"}`) before the stream ends because the caller may no longer read the store.',
+                'Without a cursor, every active memory comes first as `change`. A comment line (`: ping`) at least every 25 s.',
+                'A client that applies the events in order holds what a list pulled at the last cursor holds.',
+              ].join(' '),
+              content: { [EVENT_STREAM]: { schema: Type.String() } },
+            },
+            ...errors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const release = await deps.openStreams.take(request.caller.userId);
+        if (!release) throw tooManyStreams(deps.openStreams.limit);
+        const stream = new AbortController();
+        // Ended by the server closing: the connection closes with it, since closing has shut
+        // the idle ones already and would wait for this one to go idle.
+        stream.signal.addEventListener('abort', () => {
+          reply.raw.shouldKeepAlive = false;
+        });
+        try {
+          const lastEventId = request.headers['last-event-id'];
+          const { events } = await deps.events.open(
+            request.caller,
+            request.query,
+            typeof lastEventId === 'string' && lastEventId !== ''
+              ? lastEventId
+              : request.query.since,
+            () => authentication.readmit(request).then(memoryStillOn),
+            stream.signal,
+          );
+          streams.add(stream);
+          const ended = () => {
+            stream.abort();
+            streams.delete(stream);
+            release();
+          };
+          // The client went away, or the stream ended: either way its place is given back.
+          reply.raw.once('close', ended);
+          // Gone while its place was taken or its first page read: no close is to come.
+          if (reply.raw.closed) ended();
+          return sendStream(reply, EVENT_STREAM, Readable.from(events), {
+            'x-accel-buffering': 'no',
+          });
+        } catch (error) {
+          release();
+          throw error;
+        }
       },
     );
 
@@ -397,5 +497,6 @@ export function registerMemoryRoutes(parent: FastifyInstance, deps: MemoryRoutes
   registerMethodNotAllowed(parent, `${BASE}/search`, ['GET']);
   registerMethodNotAllowed(parent, `${BASE}/import`, ['POST']);
   registerMethodNotAllowed(parent, `${BASE}/export`, ['GET']);
+  registerMethodNotAllowed(parent, `${BASE}/events`, ['GET']);
   registerMethodNotAllowed(parent, `${BASE}/:id`, ['GET', 'PATCH', 'DELETE']);
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Timestamp, Uuid } from '../platform/api-schemas.ts';
 import { NOT_BLANK_TEXT_PATTERN } from '../platform/openapi-text-rule.ts';
 
 export const CATEGORIES = [
@@ -13,10 +14,6 @@ export type Category = (typeof CATEGORIES)[number];
 
 /** The most memories one search answers (`limit`). */
 export const MAX_SEARCH_LIMIT = 100;
-
-const Uuid = (description: string) => Type.String({ format: 'uuid', description });
-const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description, examples: ['2026-11-22T09:30:00.000Z'] });
 
 export const MemoryItem = Type.Object(
   {

@@ -1,16 +1,16 @@
-import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import type { ProjectAccess } from '../db/tables.ts';
-import { createMemberRoleReader } from '../orgs/orgs.repository.ts';
-import { canEdit, canRead, createProjectAccessReader } from '../projects/projects.repository.ts';
-import type { CursorScope } from './cursor.ts';
+import type { Caller } from '../tenancy/index.ts';
 import {
-  overrideForbidden,
+  canEdit,
+  canRead,
+  createMemberRoleReader,
+  createProjectAccessReader,
   projectForbidden,
   projectNotFound,
-  projectWithUser,
-  unknownTargetUser,
-} from './memory.errors.ts';
+} from '../tenancy/index.ts';
+import type { CursorScope } from './cursor.ts';
+import { overrideForbidden, projectWithUser, unknownTargetUser } from './memory.errors.ts';
 
 /** What a request needs of a project to reach its pool. */
 type Need = 'read' | 'edit' | 'own';

@@ -1,8 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { orgScopedHooks } from '../orgs/org-scoped-hooks.ts';
-import { adminSecurity, managementErrors, OrgIdParams } from '../orgs/orgs.schemas.ts';
+import { PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { sendStream } from '../platform/raw-replies.ts';
+import { adminSecurity, OrgIdParams, orgScopedHooks } from '../tenancy/index.ts';
 import { NDJSON } from './memory.routes.ts';
 import { OrgExportLine } from './memory.schemas.ts';
 import type { MemoryService } from './memory.service.ts';
@@ -35,14 +36,14 @@ export function registerOrgExportRoutes(parent: FastifyInstance, deps: OrgExport
                 'One {"store", "memory"} a line (JSON Lines), store by store; an end user’s store names the app’s id of them too. `mnemo import` takes the file back in',
               content: { [NDJSON]: { schema: OrgExportLine } },
             },
-            ...managementErrors,
+            ...PLATFORM_ERROR_RESPONSES,
           },
         },
       },
       async (request, reply) => {
         const lines = await deps.service.exportOrganization(request.caller);
         // A stream is sent as it is, not serialized: the schema above documents each line.
-        return reply.type(NDJSON).send(lines as unknown as OrgExportLine);
+        return sendStream(reply, NDJSON, lines);
       },
     );
   });

@@ -1,10 +1,10 @@
 import { type Expression, sql } from 'kysely';
-import type { ReadAlong } from '../auth/authenticate.ts';
 import { byOrdinal, createBatchedRead, createReadTogether, keyRows } from '../db/batched-reads.ts';
 import type { Database } from '../db/database.ts';
 import { prepareQuery } from '../db/prepared-query.ts';
 import type { ProjectAccess } from '../db/tables.ts';
-import { callerContextQuery, toCallerContext } from '../orgs/orgs.repository.ts';
+import type { ReadAlong } from '../tenancy/index.ts';
+import { callerContextQuery, toCallerContext } from '../tenancy/index.ts';
 import {
   type ReachableMemory,
   reachableQuery,

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { allows, insufficientScope } from '../auth/scopes.ts';
 import type { Environment } from '../config.ts';
-import { memoryEnabled } from '../orgs/memory-rollout.ts';
+import { allows, insufficientScope } from '../credentials/index.ts';
 import { OrganizationHeader, PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { memoryEnabled } from '../tenancy/index.ts';
 import { memoryFeatureOff } from './memory.errors.ts';
 import {
   AcceptedResponse,

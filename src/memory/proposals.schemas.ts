@@ -1,7 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { Uuid } from '../platform/api-schemas.ts';
 import { CATEGORIES, MemoryItem } from './memory.schemas.ts';
-
-const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 
 export const Proposal = Type.Object(
   {

@@ -1,8 +1,8 @@
-import type { Caller } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
 import { ApiError } from '../platform/errors.ts';
 import { parseUuid } from '../platform/uuid.ts';
+import type { Caller } from '../tenancy/index.ts';
 import { proposalNotFound } from './memory.errors.ts';
 import type { MemoryItem } from './memory.schemas.ts';
 import type { MemoryService } from './memory.service.ts';

@@ -1,7 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { recordAudit } from '../audit/audit.repository.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
+import { openStoreOutbox } from '../webhooks/index.ts';
 import type { CursorScope } from './cursor.ts';
 import type { MemoryRepository } from './memory.repository.ts';
 import type { Category } from './memory.schemas.ts';
@@ -41,7 +42,8 @@ export interface StoreErase {
  * change), numbered in the store's change counter one after another in the order they were
  * written, so every cursor's next pull lists each in `deleted`. The search index follows the terms
  * (its triggers), the vectors go in the same transaction, and an act for another member is
- * audited once, with the count. The same statements on both engines. Answers how many went.
+ * audited once, with the count; a webhook's event is one for the erase (none when nothing went).
+ * The same statements on both engines. Answers how many went.
  */
 export async function eraseStore(
   deps: { readonly database: Database; readonly repository: MemoryRepository },
@@ -95,6 +97,12 @@ export async function eraseStore(
             .where('version', '>', start),
         )
         .execute();
+      // Webhooks: one event for the erase, never one per memory (docs/design.md §3.9).
+      await (await openStoreOutbox(trx, erase.scope))?.record({
+        type: 'store.erased',
+        data: { ...(erase.category && { category: erase.category }), deleted: count },
+        at: erase.at,
+      });
     }
     if (erase.audit) {
       await recordAudit(trx, {

@@ -1,14 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type PasswordReset, ResetRefused } from '../accounts/password-reset.service.ts';
-import { issueSignInTicket, ticketCookie } from '../accounts/sign-in-tickets.ts';
-import { type SignUp, SignUpRefused } from '../accounts/sign-up.service.ts';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Database } from '../db/database.ts';
-import { InvitationRefused, type InvitationsService } from '../invitations/invitations.service.ts';
-import { normalizeEmail } from '../orgs/users.repository.ts';
-import { STORE_RETRY_AFTER_SECONDS } from '../platform/error-handler.ts';
+import { InvitationRefused, type InvitationsService } from '../invitations/index.ts';
 import { ApiError, badRequest } from '../platform/errors.ts';
+import { STORE_RETRY_AFTER_SECONDS } from '../platform/failure.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
+import {
+  issueSignInTicket,
+  normalizeEmail,
+  type PasswordReset,
+  ResetRefused,
+  type SignUp,
+  SignUpRefused,
+  ticketCookie,
+} from '../tenancy/index.ts';
 import type { SignIn } from './accounts.ts';
 import { registerPageForms, sendPage } from './page-forms.ts';
 import {

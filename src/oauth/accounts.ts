@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
-import { hashPassword, verifyPassword } from '../orgs/passwords.ts';
-import { findUser, normalizeEmail } from '../orgs/users.repository.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
+import { findUser, hashPassword, normalizeEmail, verifyPassword } from '../tenancy/index.ts';
 
 export interface Account {
   readonly id: string;

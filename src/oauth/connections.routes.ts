@@ -1,25 +1,19 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requireScope } from '../auth/scopes.ts';
-import type { Database } from '../db/database.ts';
+import { requireScope } from '../credentials/index.ts';
 import { PLATFORM_ERROR_RESPONSES } from '../platform/api-schemas.ts';
-import { notFound } from '../platform/errors.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import { parseUuid } from '../platform/uuid.ts';
-import { deleteConnection, listConnections } from './connections.repository.ts';
 import {
   ConnectionIdParams,
   ConnectionListResponse,
   RevokedConnectionResponse,
 } from './connections.schemas.ts';
-import type { ProviderHolder } from './provider-holder.ts';
+import type { ConnectionsService } from './connections.service.ts';
 
 export interface ConnectionRoutesDeps {
   /** An active account, whatever its organizations; sets `request.account`. */
   readonly account: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  readonly database: Database;
-  /** The authorization server, whose grant a revocation ends. */
-  readonly providers: ProviderHolder;
+  readonly connections: ConnectionsService;
 }
 
 const BASE = '/api/v1/me/connections';
@@ -33,7 +27,7 @@ const errors = PLATFORM_ERROR_RESPONSES;
  * scope. A token for `/mcp` cannot reach them: its audience is not the API's.
  */
 export function registerConnectionRoutes(parent: FastifyInstance, deps: ConnectionRoutesDeps) {
-  const { database } = deps;
+  const { connections } = deps;
   parent.register(async (scoped) => {
     const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
     app.addHook('onRequest', deps.account);
@@ -49,15 +43,7 @@ export function registerConnectionRoutes(parent: FastifyInstance, deps: Connecti
           response: { 200: ConnectionListResponse, ...errors },
         },
       },
-      async (request) => {
-        const connections = await listConnections(database.db, request.account.userId);
-        return {
-          connections: connections.map((c) => ({
-            ...c,
-            createdAt: new Date(c.createdAt).toISOString(),
-          })),
-        };
-      },
+      async (request) => ({ connections: await connections.list(request.account.userId) }),
     );
 
     app.delete(
@@ -72,16 +58,7 @@ export function registerConnectionRoutes(parent: FastifyInstance, deps: Connecti
         },
       },
       async (request) => {
-        const id = parseUuid(request.params.id);
-        const grantId =
-          id && (await database.write((trx) => deleteConnection(trx, request.account.userId, id)));
-        if (!grantId) throw notFound('no such connection');
-        // The row is what /mcp checks: gone, its tokens are refused. Then the grant, so that
-        // nothing of it refreshes. Our adapter revokes every token of a grant whichever model
-        // is asked (oidc-adapter.ts).
-        const provider = await deps.providers.current();
-        await (await provider.Grant.find(grantId))?.destroy();
-        await provider.RefreshToken.revokeByGrantId(grantId);
+        await connections.revoke(request.account.userId, request.params.id);
         return { ok: true as const };
       },
     );

@@ -1,6 +1,5 @@
 import { type Static, Type } from 'typebox';
-
-const Uuid = (description: string) => Type.String({ format: 'uuid', description });
+import { Uuid } from '../platform/api-schemas.ts';
 
 /** A connected MCP client, as the platform API shows it to the person who connected it. */
 export const Connection = Type.Object(

@@ -1,5 +1,5 @@
 import { type Client, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { MCP_SCOPE_NAMES, PLATFORM_SCOPE_NAMES } from '../auth/scopes.ts';
+import { MCP_SCOPE_NAMES, PLATFORM_SCOPE_NAMES } from '../credentials/index.ts';
 import type { MnemoClientMetadata } from './client-metadata.ts';
 
 /**

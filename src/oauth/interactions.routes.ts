@@ -1,15 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { errors, type default as Provider } from 'oidc-provider';
-import { takeSignInTicket, ticketCookie, ticketOf } from '../accounts/sign-in-tickets.ts';
-import { PLATFORM_SCOPES } from '../auth/scopes.ts';
+import { PLATFORM_SCOPES } from '../credentials/index.ts';
 import { isStoreUnavailable } from '../db/availability.ts';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
-import { listUserOrganizations } from '../orgs/orgs.repository.ts';
-import { STORE_RETRY_AFTER_SECONDS } from '../platform/error-handler.ts';
+import { STORE_RETRY_AFTER_SECONDS } from '../platform/failure.ts';
+import {
+  listUserOrganizations,
+  takeSignInTicket,
+  ticketCookie,
+  ticketOf,
+} from '../tenancy/index.ts';
 import { findActivePerson, type SignIn } from './accounts.ts';
-import { saveConnection } from './connections.repository.ts';
+import type { ConnectionsService } from './connections.service.ts';
 import { registerPageForms, sendPage } from './page-forms.ts';
 import { type ClientSource, consentPage, noOrganizationPage } from './pages/consent.page.ts';
 import { errorPage } from './pages/error.page.ts';
@@ -21,8 +25,9 @@ export interface InteractionRoutesDeps {
   /** `{MNEMO_PUBLIC_URL}/oauth`: the pages' links are absolute under it. */
   readonly issuer: string;
   readonly db: Kysely<Tables>;
-  /** Where a connection's organization is written (connections.repository.ts). */
   readonly database: Database;
+  /** Where a connection's organization is written. */
+  readonly connections: ConnectionsService;
   /** The MCP server's resource indicator: a request for it makes a connection. */
   readonly mcpResource: string;
   readonly signIn: SignIn;
@@ -327,15 +332,13 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
           });
         }
         const grantId = await grantAll(provider, details);
-        await deps.database.write((trx) =>
-          saveConnection(trx, {
-            grantId,
-            userId: account.id,
-            clientId: client.id,
-            clientName: client.name,
-            orgId: organization.id,
-          }),
-        );
+        await deps.connections.save({
+          grantId,
+          userId: account.id,
+          clientId: client.id,
+          clientName: client.name,
+          orgId: organization.id,
+        });
         return finish(request, reply, provider, { consent: { grantId } });
       },
     );

@@ -6,8 +6,8 @@
 import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { rotateSigningKey } from '../credentials/signing-keys.ts';
 import { type OAuthServer, startOAuthServer } from '../testing/oauth-server.ts';
-import { rotateSigningKey } from './signing-keys.ts';
 
 let server: OAuthServer;
 let orgId: string;

@@ -10,7 +10,7 @@ import { auth, InsufficientScopeError, UnauthorizedError } from '@modelcontextpr
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { deleteMembership, upsertMembership } from '../orgs/orgs.repository.ts';
+import { deleteMembership, upsertMembership } from '../tenancy/orgs.repository.ts';
 import { Browser, type Page, readForms } from '../testing/browser.ts';
 import { buildTestApp } from '../testing/build-test-app.ts';
 import {

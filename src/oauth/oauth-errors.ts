@@ -1,4 +1,5 @@
-import type { ErrorShape, Failure } from '../platform/error-surfaces.ts';
+import type { ErrorShape } from '../platform/error-surfaces.ts';
+import type { Failure } from '../platform/failure.ts';
 
 /**
  * RFC 6749's error code for a failure that is not one of OAuth's own: the server's

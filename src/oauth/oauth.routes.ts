@@ -2,30 +2,33 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
-import type { CredentialVerifier } from '../auth/credentials.ts';
+import type { CredentialVerifier } from '../credentials/index.ts';
+import { builtInIssuer, loadTrustedKeys, mcpResource } from '../credentials/index.ts';
 import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
-import { listUserOrganizations } from '../orgs/orgs.repository.ts';
-import { failureOf, noStore } from '../platform/error-handler.ts';
+import { noStore } from '../platform/error-handler.ts';
 import { ApiError } from '../platform/errors.ts';
+import { failureOf } from '../platform/failure.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { type RateLimiter, rateLimitHeaders } from '../platform/rate-limit.ts';
+import { listUserOrganizations } from '../tenancy/index.ts';
 import { type AccountPagesDeps, registerAccountPages } from './account-pages.routes.ts';
 import type { SignIn } from './accounts.ts';
 import { findActiveAccount } from './accounts.ts';
+import type { ConnectionsService } from './connections.service.ts';
 import { registerInteractionRoutes } from './interactions.routes.ts';
 import { oauthErrorShape } from './oauth-errors.ts';
 import { homePage } from './pages/home.page.ts';
-import { builtInIssuer, mcpResource } from './platform-credential.ts';
 import type { ProviderHolder } from './provider-holder.ts';
 import { checkProviderParameters, withBodyAgain } from './provider-input.ts';
-import { loadTrustedKeys } from './signing-keys.ts';
 
 export interface OAuthRoutesDeps {
   readonly providers: ProviderHolder;
   readonly db: Kysely<Tables>;
-  /** For what the sign-in and consent pages write themselves (a connection's organization). */
+  /** For what the sign-in and consent pages write themselves (a sign-in ticket taken). */
   readonly database: Database;
+  /** Where consent to an MCP client records the organization it acts in. */
+  readonly connections: ConnectionsService;
   readonly publicUrl: string;
   readonly verify: CredentialVerifier;
   readonly signIn: SignIn;
@@ -220,6 +223,7 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     issuer,
     db: deps.db,
     database: deps.database,
+    connections: deps.connections,
     mcpResource: mcpResource(publicUrl),
     signIn: deps.signIn,
     securityHeaders: SECURITY_HEADERS,

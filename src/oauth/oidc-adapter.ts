@@ -1,6 +1,6 @@
 import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
-import { purgeExpiredAccountLinks } from '../accounts/account-links.repository.ts';
 import type { Database } from '../db/database.ts';
+import { purgeExpiredAccountLinks } from '../tenancy/index.ts';
 import { hashClientSecret } from './client-secrets.ts';
 import { deleteOrphanConnections } from './connections.repository.ts';
 
@@ -79,7 +79,8 @@ export function createOidcAdapter(
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       // A registered client's secret is kept as its hash, like an operator's: the provider's
-      // comparison is replaced by one of hashes (provider.ts). The secret was answered once.
+      // comparison is replaced by one of hashes (provider-clients.ts). The secret was answered
+      // once.
       if (this.#model === CLIENT && typeof payload.client_secret === 'string') {
         payload = { ...payload, client_secret: hashClientSecret(payload.client_secret) };
       }

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { MCP_SCOPE_NAMES } from '../auth/scopes.ts';
-import { builtInIssuer, mcpResource } from './platform-credential.ts';
+import { builtInIssuer, MCP_SCOPE_NAMES, mcpResource } from '../credentials/index.ts';
 
 export interface ProtectedResourceRoutesDeps {
   readonly publicUrl: string;

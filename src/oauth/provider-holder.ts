@@ -1,6 +1,6 @@
 import type Provider from 'oidc-provider';
+import { currentSigningKid, loadSigningKeys } from '../credentials/index.ts';
 import { createProvider, type ProviderOptions } from './provider.ts';
-import { currentSigningKid, loadSigningKeys } from './signing-keys.ts';
 
 /** How often a process asks the store whether a newer key signs now. */
 const KEY_CHECK_INTERVAL_MS = 5000;

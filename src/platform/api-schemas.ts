@@ -1,6 +1,14 @@
 import { Type } from 'typebox';
 
-// What every endpoint of /api shares: its error bodies and the organization header.
+// What every endpoint of /api shares: its error bodies, the organization header, and the
+// shapes of ids and times.
+
+/** An id: a UUID, as every id of the API is. */
+export const Uuid = (description: string) => Type.String({ format: 'uuid', description });
+
+/** A time, as the API writes every one: RFC 3339 in UTC, to the millisecond. */
+export const Timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description, examples: ['2026-11-22T09:30:00.000Z'] });
 
 export const ErrorBody = Type.Object(
   { error: Type.String() },

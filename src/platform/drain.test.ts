@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
 import { readDemo, startDemoServer } from '../testing/demo-server.ts';
 import { storesOfThisFile } from '../testing/file-stores.ts';
+import { startOAuthServer } from '../testing/oauth-server.ts';
 import type { ServerProcess } from '../testing/server-process.ts';
 
 const newStore = storesOfThisFile();
@@ -131,4 +132,16 @@ test('SIGTERM: refuses new connections, answers a late request 503, gives the on
   });
   expect(list.status).toBe(200);
   expect(((await list.json()) as { memories: unknown[] }).memories).toEqual([memory]);
+});
+
+test('closing: a connection on which the client has sent nothing does not hold the close open', async () => {
+  const server = await startOAuthServer();
+  const silent = connect(Number(new URL(server.url).port), '127.0.0.1');
+  await new Promise((resolve) => silent.once('connect', resolve));
+  const closedBy = new Promise((resolve) => silent.once('close', resolve));
+  const started = Date.now();
+  await server.close();
+  // Node's close would wait for its headers timeout, a minute, for a connection never used.
+  expect(Date.now() - started).toBeLessThan(5_000);
+  await closedBy;
 });

@@ -2,21 +2,8 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { formatBytes } from './byte-sizes.ts';
-import { failureOf } from './error-handler.ts';
+import { type Failure, failureOf } from './failure.ts';
 import { closeAfterLinger } from './lingering-close.ts';
-
-/**
- * What went wrong, before any interface has shaped it: the status, a stable code, a message
- * for people, and headers that go with it (`retry-after`, `allow`, …).
- */
-export interface Failure {
-  readonly status: number;
-  readonly code: string;
-  readonly message: string;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Further top-level fields of an `/api` error body (a 409's current memory). */
-  readonly body?: Readonly<Record<string, unknown>>;
-}
 
 /** How one interface writes a failure: its body, and headers of its own beside the failure's. */
 export type ErrorShape = (failure: Failure) => {

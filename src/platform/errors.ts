@@ -29,3 +29,7 @@ export const unauthenticated = (message: string) => new ApiError(401, 'unauthent
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
+/** A name given blank (or only spaces): refused alike for organizations, projects, keys, apps and end users. */
+export const BLANK_NAME = 'name must not be blank';
+export const blankName = () => badRequest(BLANK_NAME);

@@ -12,8 +12,10 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../app.ts';
 import { buildTestApp } from '../testing/build-test-app.ts';
+import { type OpenedEventStream, openEventStream } from '../testing/event-stream.ts';
 import { clearOfMinuteEnd } from '../testing/rate-window.ts';
 import { testRedisUrl } from '../testing/test-store.ts';
+import type { ConcurrentHolds } from './concurrent-holds.ts';
 import { createSlidingWindowLimiter, type RateDecision, type RateLimiter } from './rate-limit.ts';
 import {
   type CountersLog,
@@ -273,6 +275,77 @@ describe.skipIf(!url)('rate limits in Redis', () => {
     });
   });
 
+  describe('holds (open streams) shared by every process', () => {
+    /** Takes `count` places of `key`, alternating between the processes' holds. */
+    async function takeMany(holds: readonly ConcurrentHolds[], key: string, count: number) {
+      const taken: Array<(() => void) | undefined> = [];
+      for (let i = 0; i < count; i++) taken.push(await holds[i % holds.length]?.take(key));
+      return taken;
+    }
+
+    test('two processes share one limit: the 21st is refused on either; a place given back is free to both', async () => {
+      const prefix = `mnemo-test:${randomUUID()}`;
+      const [a, b] = [await processOn(redisUrl, prefix), await processOn(redisUrl, prefix)];
+      const holds = [a.store.holds('streams', 20), b.store.holds('streams', 20)] as const;
+      const taken = await takeMany(holds, 'account', 20);
+      expect(taken.every((release) => typeof release === 'function')).toBe(true);
+      expect(await holds[0].take('account')).toBeUndefined();
+      expect(await holds[1].take('account')).toBeUndefined();
+      // Another key, and the same key under another name, count apart.
+      expect(await holds[0].take('another account')).toBeTypeOf('function');
+      expect(await b.store.holds('other', 20).take('account')).toBeTypeOf('function');
+      // Given back on one process (twice: the second changes nothing), taken on the other.
+      taken[0]?.();
+      taken[0]?.();
+      await expect.poll(async () => (await holds[1].take('account')) !== undefined).toBe(true);
+      expect(await holds[0].take('account')).toBeUndefined();
+      expect([...a.log.lines, ...b.log.lines]).toEqual([]);
+    });
+
+    test('held longer than a lease, a place stays taken; a process that dies without giving its places back loses them when their leases end', async () => {
+      const prefix = `mnemo-test:${randomUUID()}`;
+      const [a, b] = [await processOn(redisUrl, prefix), await processOn(redisUrl, prefix)];
+      const leaseMs = 600;
+      const ofA = a.store.holds('streams', 2, { leaseMs });
+      const ofB = b.store.holds('streams', 2, { leaseMs });
+      expect(await takeMany([ofA], 'account', 2)).toEqual([
+        expect.any(Function),
+        expect.any(Function),
+      ]);
+      // Renewed while the process lives: three leases later, still held.
+      await sleep(3 * leaseMs);
+      expect(await ofB.take('account')).toBeUndefined();
+      // The process ends as kill -9 would leave it: nothing given back, nothing renewed.
+      await a.store.close();
+      await expect
+        .poll(async () => (await ofB.take('account')) !== undefined, { timeout: 5 * leaseMs })
+        .toBe(true);
+    });
+
+    test('while Redis cannot be reached, each process holds its own limit, and says so once', async () => {
+      const dead = via(redisUrl, await deadPort());
+      const prefix = `mnemo-test:${randomUUID()}`;
+      const [a, b] = [await processOn(dead, prefix), await processOn(dead, prefix)];
+      for (const { store } of [a, b]) {
+        const holds = store.holds('streams', 3);
+        const taken = await takeMany([holds], 'account', 4);
+        expect(taken.map((release) => typeof release)).toEqual([
+          'function',
+          'function',
+          'function',
+          'undefined',
+        ]);
+        taken[0]?.();
+        expect(await holds.take('account')).toBeTypeOf('function');
+      }
+      for (const { log } of [a, b]) {
+        expect(log.lines).toEqual([
+          { level: 'warn', message: UNAVAILABLE_MESSAGE, details: { err: expect.any(Error) } },
+        ]);
+      }
+    });
+  });
+
   describe('when Redis fails', () => {
     test('nothing listens: each process limits on its own, and says so once', async () => {
       const dead = via(redisUrl, await deadPort());
@@ -370,6 +443,45 @@ describe.skipIf(!url)('rate limits in Redis', () => {
   });
 
   describe('through HTTP', () => {
+    test('two apps on one Redis: an account’s 21st open change stream is 429, whichever app it opens on', async () => {
+      const first = await buildTestApp({ MNEMO_REDIS_URL: redisUrl });
+      closing.push(first.close);
+      const second = await buildApp({
+        config: first.config,
+        database: first.database,
+        logger: false,
+      });
+      closing.push(() => second.close());
+      const urls = [
+        await first.app.listen({ host: '127.0.0.1', port: 0 }),
+        await second.listen({ host: '127.0.0.1', port: 0 }),
+      ];
+      const orgId = await first.fixtures.org();
+      const who = { token: (await first.fixtures.user(orgId)).token, orgId };
+      const open: OpenedEventStream[] = [];
+      for (let i = 0; i < 20; i++) open.push(await openEventStream(urls[i % 2] ?? '', who));
+      closing.push(async () => {
+        for (const stream of open) stream.close();
+      });
+      expect(open.map((stream) => stream.response.status)).toEqual(Array(20).fill(200));
+      for (const url of urls) {
+        const refused = await openEventStream(url, who);
+        expect(refused.response.status).toBe(429);
+        expect(await refused.response.json()).toEqual({
+          error: 'too many open event streams: at most 20 per account; close one and retry in 5 s',
+        });
+      }
+      // A stream closed on the first app frees a place on the second.
+      open[0]?.close();
+      await expect
+        .poll(async () => {
+          const again = await openEventStream(urls[1] ?? '', who);
+          again.close();
+          return again.response.status;
+        })
+        .toBe(200);
+    });
+
     test('two apps on one Redis: the 61st request of a subject is 429, whichever app takes it', async () => {
       const first = await buildTestApp({
         MNEMO_RATE_LIMIT_PER_MINUTE: '60',

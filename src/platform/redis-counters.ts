@@ -1,6 +1,22 @@
-import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { Redis, type Result } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { type ConcurrentHolds, createConcurrentHolds } from './concurrent-holds.ts';
 import type { Counters } from './rate-limit.ts';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** HOLD_TAKE: 1 when `member` took one of the key's `limit` places, else 0. */
+    mnemoTakeHold(
+      key: string,
+      limit: number,
+      leaseMs: number,
+      member: string,
+    ): Result<number, Context>;
+    /** HOLD_RENEW: the lease of each member still held, from now. */
+    mnemoRenewHolds(key: string, leaseMs: number, ...members: string[]): Result<number, Context>;
+  }
+}
 
 /** What the store tells the operator; pino's logger (`app.log`) fits. */
 export interface CountersLog {
@@ -22,12 +38,44 @@ export interface RedisCounters {
    * cannot answer, counted in this process instead. Each key lives `ttlSeconds`.
    */
   counters(name: string, ttlSeconds: number): Counters;
+  /**
+   * At most `limit` held at once per key, by every process on this Redis together (each hold a
+   * lease of `leaseMs`, renewed while held); while Redis cannot answer, taken in this process.
+   */
+  holds(name: string, limit: number, options?: { readonly leaseMs?: number }): ConcurrentHolds;
   /** Closes the connection; counting goes on in the process (nothing should be left to count). */
   close(): Promise<void>;
 }
 
 export const UNAVAILABLE_MESSAGE = 'rate limits: Redis unavailable, counting in this process';
 export const RESTORED_MESSAGE = 'rate limits: Redis is back, counting in Redis again';
+
+/**
+ * A hold in Redis is a lease, renewed while its process holds it: a process that dies without
+ * giving its holds back (kill -9, a lost network) loses them within a minute.
+ */
+const HOLD_LEASE_MS = 60_000;
+
+/**
+ * Takes a place among a key's holds (a sorted set of members by lease end, in Redis's own clock
+ * so that processes' clocks need not agree): the expired go first, then the count decides.
+ */
+const HOLD_TAKE = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
+
+/** Renews the leases of members still in the set (XX: a member that expired stays gone). */
+const HOLD_RENEW = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 0`;
 
 /** Redis answers in well under a millisecond nearby; no request waits for it longer than this. */
 const COMMAND_TIMEOUT_MS = 500;
@@ -135,10 +183,65 @@ export async function connectRedisCounters(options: RedisCountersOptions): Promi
     };
   }
 
+  client.defineCommand('mnemoTakeHold', { numberOfKeys: 1, lua: HOLD_TAKE });
+  client.defineCommand('mnemoRenewHolds', { numberOfKeys: 1, lua: HOLD_RENEW });
+  /** Each `holds`'s renewal timer, stopped at close. */
+  const renewals = new Set<ReturnType<typeof setInterval>>();
+
+  function holds(name: string, limit: number, options: { leaseMs?: number } = {}): ConcurrentHolds {
+    const leaseMs = options.leaseMs ?? HOLD_LEASE_MS;
+    const local = createConcurrentHolds(limit);
+    /** This process's holds in Redis, by key: what it renews. */
+    const held = new Map<string, Set<string>>();
+    const redisKey = (key: string) => `${keyPrefix}:holds:${name}:${key}`;
+
+    // Every lease of the process renewed three times within its length; no process is kept
+    // alive by the timer.
+    const renewing = setInterval(() => {
+      for (const [key, members] of held) {
+        client.mnemoRenewHolds(redisKey(key), leaseMs, ...members).catch(() => {
+          // Not renewed (Redis down): the leases run out, and Redis gives the places back.
+        });
+      }
+    }, leaseMs / 3);
+    renewing.unref();
+    renewals.add(renewing);
+
+    return {
+      limit,
+      async take(key) {
+        if (!tryRedis()) return local.takeNow(key);
+        const member = randomUUID();
+        let taken: number;
+        try {
+          taken = await client.mnemoTakeHold(redisKey(key), limit, leaseMs, member);
+          answered();
+        } catch (error) {
+          failed(error);
+          return local.takeNow(key);
+        }
+        if (taken !== 1) return undefined;
+        const members = held.get(key) ?? new Set();
+        held.set(key, members.add(member));
+        let given = false;
+        return () => {
+          if (given) return;
+          given = true;
+          members.delete(member);
+          if (members.size === 0) held.delete(key);
+          // Not given back (Redis down): its lease runs out.
+          if (!closed) client.zrem(redisKey(key), member).catch(() => {});
+        };
+      },
+    };
+  }
+
   return {
     counters,
+    holds,
     async close() {
       closed = true;
+      for (const renewing of renewals) clearInterval(renewing);
       client.disconnect();
     },
   };

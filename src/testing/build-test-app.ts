@@ -2,18 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
+import { issuePlatformCredential } from '../credentials/platform-credential.ts';
+import { ensureSigningKey } from '../credentials/signing-keys.ts';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import type { MemberRole, ProjectAccess } from '../db/tables.ts';
-import { issuePlatformCredential } from '../oauth/platform-credential.ts';
-import { ensureSigningKey } from '../oauth/signing-keys.ts';
 import {
   insertOrganization,
   type NewOrganization,
   upsertMembership,
-} from '../orgs/orgs.repository.ts';
-import { type AccountStatus, insertUser, updateUserStatus } from '../orgs/users.repository.ts';
-import { insertProject, upsertProjectAccess } from '../projects/projects.repository.ts';
+} from '../tenancy/orgs.repository.ts';
+import { insertProject, upsertProjectAccess } from '../tenancy/projects.repository.ts';
+import { type AccountStatus, insertUser, updateUserStatus } from '../tenancy/users.repository.ts';
+import type { DeliveryOptions } from '../webhooks/webhook-delivery.ts';
 import { createTestStore, type TestStore } from './test-store.ts';
 
 /** Builds a Config as the server would from this environment, over the defaults. */
@@ -48,6 +49,14 @@ export async function buildTestApp(
     readonly sharedStore?: TestStore;
     /** The studio bundle to serve (browser tests build their own). */
     readonly studioDirectory?: string;
+    /** Change streams' pings and rechecks (ms), and pages, smaller than the server's. */
+    readonly eventStreams?: {
+      readonly pingMs?: number;
+      readonly recheckMs?: number;
+      readonly pageSize?: number;
+    };
+    /** The webhook delivery worker's schedule, timeouts and DNS (webhook tests). */
+    readonly webhookDelivery?: Partial<DeliveryOptions>;
   } = {},
 ): Promise<TestApp> {
   const store = options.sharedStore ?? (await createTestStore());
@@ -63,6 +72,8 @@ export async function buildTestApp(
     database: options.wrapDatabase?.(database) ?? database,
     logger: false,
     studioDirectory: options.studioDirectory,
+    eventStreams: options.eventStreams,
+    webhookDelivery: options.webhookDelivery,
   });
   await app.ready();
   return {

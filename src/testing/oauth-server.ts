@@ -3,9 +3,9 @@ import * as client from 'openid-client';
 import type { MemberRole } from '../db/tables.ts';
 import { createClientId, createClientSecret, hashClientSecret } from '../oauth/client-secrets.ts';
 import { type ClientGrant, insertClient } from '../oauth/clients.repository.ts';
-import { upsertMembership } from '../orgs/orgs.repository.ts';
-import { hashPassword } from '../orgs/passwords.ts';
-import { insertUser } from '../orgs/users.repository.ts';
+import { upsertMembership } from '../tenancy/orgs.repository.ts';
+import { hashPassword } from '../tenancy/passwords.ts';
+import { insertUser } from '../tenancy/users.repository.ts';
 import { buildTestApp, type TestApp } from './build-test-app.ts';
 import { freePort } from './server-process.ts';
 
@@ -45,7 +45,7 @@ export interface OAuthServer {
  */
 export async function startOAuthServer(
   env: Record<string, string> = {},
-  options: { studioDirectory?: string } = {},
+  options: Parameters<typeof buildTestApp>[1] = {},
 ): Promise<OAuthServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

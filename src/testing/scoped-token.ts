@@ -1,5 +1,5 @@
 import { importJWK, type CryptoKey as JoseKey, type JWK, SignJWT } from 'jose';
-import { builtInIssuer } from '../oauth/platform-credential.ts';
+import { builtInIssuer } from '../credentials/platform-credential.ts';
 import type { TestApp } from './build-test-app.ts';
 
 /** A credential of the built-in issuer for `userId` that carries only `scope`. */

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { newRowId } from '../db/row-id.ts';
-import type { KeyHolder } from '../keys/api-key-auth.ts';
+import type { KeyHolder } from '../keys/index.ts';
 import { createUsageRepository, type NewUsageRecordRow } from './usage.repository.ts';
 
 /**

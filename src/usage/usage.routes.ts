@@ -1,24 +1,24 @@
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { PlatformAuthentication } from '../auth/authenticate.ts';
-import { requireScope } from '../auth/scopes.ts';
-import type { Database } from '../db/database.ts';
+import { requireScope } from '../credentials/index.ts';
 import {
   OrganizationHeader,
   PLATFORM_ERROR_RESPONSES,
   rulesNoSchemaStates,
 } from '../platform/api-schemas.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
+import { sendStream } from '../platform/raw-replies.ts';
+import type { PlatformAuthentication } from '../tenancy/index.ts';
 import { fileNameInstant, usageCsv } from './usage.csv.ts';
 import { parseUsageRange, RANGE_RULES_NO_SCHEMA_STATES } from './usage.range.ts';
 import { UsageCsv, UsageExportQuery, UsageQuery, UsageReport } from './usage.schemas.ts';
-import { createUsageService } from './usage.service.ts';
+import type { UsageService } from './usage.service.ts';
 
 export interface UsageRoutesDeps {
   /** The platform's checks; `member` (credential, rate, organization, account) is used. */
   readonly authenticate: Pick<PlatformAuthentication, 'member'>;
-  readonly database: Database;
+  readonly usage: UsageService;
 }
 
 const BASE = '/api/v1/usage';
@@ -31,7 +31,7 @@ const errors = PLATFORM_ERROR_RESPONSES;
  * call), for the calls of the chat interface in a range that the caller may see.
  */
 export function registerUsageRoutes(parent: FastifyInstance, deps: UsageRoutesDeps): void {
-  const service = createUsageService(deps.database.db);
+  const service = deps.usage;
 
   parent.register(async (scoped) => {
     const app = scoped.withTypeProvider<TypeBoxTypeProvider>();
@@ -81,12 +81,11 @@ export function registerUsageRoutes(parent: FastifyInstance, deps: UsageRoutesDe
         // its 503; one that fails later cuts the download short, which the client sees.
         const first = await pages.next();
         const name = `mnemo-usage-${fileNameInstant(range.from)}-${fileNameInstant(range.to)}.csv`;
-        return (
-          reply
-            .type('text/csv; charset=utf-8')
-            .header('content-disposition', `attachment; filename="${name}"`)
-            // A stream is sent as it is; the schema's string type only describes it.
-            .send(Readable.from(usageCsv(resume(first, pages))) as unknown as string)
+        return sendStream(
+          reply,
+          'text/csv; charset=utf-8',
+          Readable.from(usageCsv(resume(first, pages))),
+          { 'content-disposition': `attachment; filename="${name}"` },
         );
       },
     );

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Caller } from '../auth/authenticate.ts';
 import type { Tables } from '../db/tables.ts';
+import type { Caller } from '../tenancy/index.ts';
 import { type UsageRange, utcDay } from './usage.range.ts';
 import {
   createUsageRepository,

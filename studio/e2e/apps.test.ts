@@ -112,12 +112,13 @@ test('an admin app is registered in the page; its secret, shown once, gets a tok
   await t.signIn(page, '/settings');
   await page.getByRole('heading', { level: 1, name: 'API Keys' }).waitFor();
 
-  // A third place in the settings' own navigation.
+  // A third place in the settings' own navigation, before Webhooks.
   const nav = page.getByRole('navigation', { name: 'Settings' });
   expect(await nav.getByRole('link').allTextContents()).toEqual([
     'API Keys',
     'Connected apps',
     'Apps',
+    'Webhooks',
   ]);
   const link = nav.getByRole('link', { name: 'Apps', exact: true });
   expect(await link.getAttribute('href')).toBe(`/studio${PATH}`);

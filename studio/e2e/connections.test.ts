@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { upsertMembership } from '../../src/orgs/orgs.repository.ts';
+import { upsertMembership } from '../../src/tenancy/orgs.repository.ts';
 import {
   type HttpsDocumentServer,
   startHttpsDocumentServer,

@@ -2,6 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { MemberRole } from '../../src/db/tables.ts';
 import { type OAuthServer, startOAuthServer } from '../../src/testing/oauth-server.ts';
+import type { DeliveryOptions } from '../../src/webhooks/webhook-delivery.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -75,11 +76,16 @@ export async function startStudioTest(
     env?: Record<string, string>;
     /** By default the bundle the test run built (global-setup.ts). */
     studioDirectory?: string;
+    /** The webhook delivery worker's schedule and polling, over the server's (webhook tests). */
+    webhookDelivery?: Partial<DeliveryOptions>;
   } = {},
 ): Promise<StudioTest> {
   const studioDirectory =
     options.studioDirectory ?? (await import('vitest')).inject('studioDirectory');
-  const server = await startOAuthServer(options.env ?? {}, { studioDirectory });
+  const server = await startOAuthServer(options.env ?? {}, {
+    studioDirectory,
+    ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
+  });
   const orgId = await server.t.fixtures.org({ name: 'Acme' });
   const owner = await server.person({ orgId, role: 'owner', name: 'Ada Lovelace' });
   const browser = await launchChromium();

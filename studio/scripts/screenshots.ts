@@ -15,14 +15,17 @@ import { newRowId } from '../../src/db/row-id.ts';
 import { createClientId } from '../../src/oauth/client-secrets.ts';
 import { saveConnection } from '../../src/oauth/connections.repository.ts';
 import { createOidcAdapter } from '../../src/oauth/oidc-adapter.ts';
-import { upsertMembership } from '../../src/orgs/orgs.repository.ts';
+import { upsertMembership } from '../../src/tenancy/orgs.repository.ts';
 import { startOpenAiSimulator } from '../../src/testing/simulators/openai-simulator.ts';
 import { createUsageRepository } from '../../src/usage/usage.repository.ts';
+import { DISABLED_BY_HAND } from '../../src/webhooks/webhooks.service.ts';
 import { DESKTOP, PHONE, type StudioTest, startStudioTest } from '../e2e/studio-harness.ts';
 import { buildStudio } from './build-studio.ts';
 
 const OUT = fileURLToPath(new URL('../../docs/studio/', import.meta.url));
 const DAY_MS = 86_400_000;
+/** Why mnemo disabled the example warehouse webhook, as its delivery worker words it. */
+const STOPPED_REASON = 'deliveries failed for 24 hours (last: HTTP 503)';
 
 /**
  * A file as someone would bring from another tool: most lines fine, one folding, two refused by
@@ -189,6 +192,7 @@ async function seed(t: StudioTest) {
   });
   await seedConnections(t);
   await seedApps(t);
+  const webhooks = await seedWebhooks(t);
   // Invitations not yet accepted; the newest is Ada's, which members-invite makes again.
   await post(t, grace.id, `/api/v1/orgs/${t.orgId}/invitations`, {
     email: 'margaret.hamilton@example.com',
@@ -198,7 +202,7 @@ async function seed(t: StudioTest) {
     email: 'linus@example.com',
     role: 'member',
   });
-  return { ledger: ledger.id };
+  return { ledger: ledger.id, webhooks };
 }
 
 /**
@@ -326,6 +330,315 @@ async function seedApps(t: StudioTest) {
   await post(t, t.owner.id, path, { name: 'Notes sync', role: 'member' });
 }
 
+/**
+ * Three endpoints as a team would have them after a couple of weeks: a CRM told of the end users
+ * the support app registers, a project's search index (a delivery retrying behind a 502, another
+ * waiting behind it), and a data warehouse mnemo disabled after a day of 503s. Made through the
+ * API; their delivery logs written to the store as the worker leaves them (sending them would
+ * need the endpoints). Each is of events the other pictures do not cause.
+ */
+async function seedWebhooks(t: StudioTest) {
+  const { database } = t.server.t;
+  const path = `/api/v1/orgs/${t.orgId}/webhooks`;
+  const { projects } = (await (
+    await t.api(t.owner.id, 'GET', `/api/v1/orgs/${t.orgId}/projects`)
+  ).json()) as { projects: { id: string; name: string }[] };
+  const onboarding = projects.find((p) => p.name === 'Onboarding assistant')?.id as string;
+  const crm = (
+    await post(t, t.owner.id, path, {
+      url: 'https://hooks.acme-crm.example/mnemo',
+      description: 'CRM sync',
+      events: ['end_user.registered', 'end_user.erased'],
+    })
+  ).webhook?.id as string;
+  const search = (
+    await post(t, t.owner.id, path, {
+      url: 'https://search.acme.example/ingest/mnemo-events',
+      description: 'Onboarding search index',
+      project: onboarding,
+    })
+  ).webhook?.id as string;
+  const warehouse = (
+    await post(t, t.owner.id, path, {
+      url: 'https://etl.acme.example/webhooks/mnemo',
+      description: 'Data warehouse',
+    })
+  ).webhook?.id as string;
+
+  const now = Date.now();
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+  const pool = { project: onboarding };
+  const customer = { user: t.owner.id, endUser: 'customer-1203' };
+  const ada = { user: t.owner.id };
+  type Log = {
+    type: string;
+    store: Record<string, string> | null;
+    ago: number;
+    status: 'pending' | 'retrying' | 'delivered' | 'failed';
+    attempts: number;
+    code?: number;
+    latency?: number;
+    error?: string;
+    body?: string;
+    next?: number;
+  };
+  const logs: [string, Log[]][] = [
+    [
+      crm,
+      [
+        {
+          type: 'end_user.registered',
+          store: customer,
+          ago: 9 * 24 * HOUR,
+          status: 'delivered',
+          attempts: 1,
+          code: 201,
+          latency: 142,
+          body: '{"synced":true}',
+        },
+        {
+          type: 'end_user.registered',
+          store: customer,
+          ago: 3 * 24 * HOUR,
+          status: 'delivered',
+          attempts: 1,
+          code: 201,
+          latency: 128,
+          body: '{"synced":true}',
+        },
+        {
+          type: 'end_user.erased',
+          store: customer,
+          ago: 26 * HOUR,
+          status: 'delivered',
+          attempts: 2,
+          code: 204,
+          latency: 96,
+        },
+        {
+          type: 'end_user.registered',
+          store: customer,
+          ago: 40 * MINUTE,
+          status: 'delivered',
+          attempts: 1,
+          code: 201,
+          latency: 133,
+          body: '{"synced":true}',
+        },
+      ],
+    ],
+    [
+      search,
+      [
+        {
+          type: 'memory.created',
+          store: pool,
+          ago: 5 * HOUR,
+          status: 'delivered',
+          attempts: 1,
+          code: 200,
+          latency: 84,
+          body: 'indexed',
+        },
+        {
+          type: 'memory.updated',
+          store: pool,
+          ago: 4 * HOUR,
+          status: 'delivered',
+          attempts: 1,
+          code: 200,
+          latency: 91,
+          body: 'indexed',
+        },
+        {
+          type: 'webhook.test',
+          store: null,
+          ago: 3 * HOUR,
+          status: 'delivered',
+          attempts: 1,
+          code: 200,
+          latency: 77,
+          body: 'ok',
+        },
+        {
+          type: 'memory.deleted',
+          store: pool,
+          ago: 2 * HOUR,
+          status: 'delivered',
+          attempts: 1,
+          code: 200,
+          latency: 69,
+          body: 'removed',
+        },
+        {
+          type: 'store.erased',
+          store: pool,
+          ago: 95 * MINUTE,
+          status: 'delivered',
+          attempts: 1,
+          code: 202,
+          latency: 240,
+        },
+        {
+          type: 'memory.created',
+          store: pool,
+          ago: 52 * MINUTE,
+          status: 'retrying',
+          attempts: 5,
+          code: 502,
+          latency: 30,
+          error: 'HTTP 502',
+          body: '<html>\n<head><title>502 Bad Gateway</title></head>\n<body><center><h1>502 Bad Gateway</h1></center></body>\n</html>',
+          next: 24 * MINUTE,
+        },
+        { type: 'memory.created', store: pool, ago: 12 * MINUTE, status: 'pending', attempts: 0 },
+      ],
+    ],
+    [
+      warehouse,
+      [
+        {
+          type: 'memory.created',
+          store: ada,
+          ago: 4 * 24 * HOUR,
+          status: 'delivered',
+          attempts: 1,
+          code: 200,
+          latency: 310,
+        },
+        {
+          type: 'memory.updated',
+          store: ada,
+          ago: 2 * 24 * HOUR,
+          status: 'delivered',
+          attempts: 1,
+          code: 200,
+          latency: 287,
+        },
+        {
+          type: 'memory.created',
+          store: ada,
+          ago: 26 * HOUR,
+          status: 'failed',
+          attempts: 14,
+          code: 503,
+          latency: 12,
+          error: 'HTTP 503',
+          body: 'Service Unavailable: nightly maintenance',
+        },
+        { type: 'memory.created', store: ada, ago: 25 * HOUR, status: 'pending', attempts: 0 },
+      ],
+    ],
+  ];
+  await database.write(async (trx) => {
+    for (const [webhookId, entries] of logs) {
+      for (const entry of entries) {
+        const at = now - entry.ago;
+        const kept = entry.status !== 'delivered';
+        const { seq } = await trx
+          .insertInto('webhook_events')
+          .values({
+            id: crypto.randomUUID(),
+            org_id: t.orgId,
+            type: entry.type,
+            store_key: entry.store
+              ? `${'project' in entry.store ? 'project' : 'user'}:${Object.values(entry.store)[0]}`
+              : null,
+            store: entry.store ? JSON.stringify(entry.store) : null,
+            person_id: entry.store && 'user' in entry.store ? t.owner.id : null,
+            memory_id: null,
+            payload: kept
+              ? JSON.stringify({ store: entry.store, memory: { id: crypto.randomUUID() } })
+              : null,
+            created_at: at,
+          })
+          .returning('seq')
+          .executeTakeFirstOrThrow();
+        const tried = entry.attempts > 0;
+        const last = entry.status === 'delivered' ? at + 400 : now - 2 * HOUR;
+        await trx
+          .insertInto('webhook_deliveries')
+          .values({
+            id: newRowId(),
+            webhook_id: webhookId,
+            event_seq: Number(seq),
+            store_key: entry.store
+              ? `${'project' in entry.store ? 'project' : 'user'}:${Object.values(entry.store)[0]}`
+              : null,
+            status: entry.status,
+            attempts: entry.attempts,
+            next_attempt_at:
+              entry.status === 'retrying'
+                ? now + (entry.next ?? HOUR)
+                : entry.status === 'pending'
+                  ? at
+                  : null,
+            retry_since: entry.error ? at : null,
+            response_status: entry.code ?? null,
+            latency_ms: entry.latency ?? null,
+            error: entry.error ?? null,
+            response_body: entry.body ?? null,
+            created_at: at,
+            last_attempt_at: tried ? (entry.status === 'retrying' ? now - 6 * MINUTE : last) : null,
+            delivered_at: entry.status === 'delivered' ? at + 400 : null,
+          })
+          .execute();
+      }
+    }
+    // Made over the last weeks, in this order; the warehouse given up on two hours ago.
+    for (const [id, days] of [
+      [crm, 16],
+      [search, 12],
+      [warehouse, 9],
+    ] as const) {
+      const made = now - days * 24 * HOUR;
+      await trx
+        .updateTable('webhooks')
+        .set({ created_at: made, updated_at: made })
+        .where('id', '=', id)
+        .execute();
+    }
+    await trx
+      .updateTable('webhooks')
+      .set({
+        enabled: 0,
+        disabled_reason: STOPPED_REASON,
+        disabled_at: now - 2 * HOUR,
+        updated_at: now - 2 * HOUR,
+      })
+      .where('id', '=', warehouse)
+      .execute();
+  });
+  return { search, warehouse };
+}
+
+/**
+ * Whether the warehouse webhook shows as disabled by mnemo (the webhooks' pictures) or by hand
+ * (the others, which would otherwise all show the notice every page gives of it). Disabled
+ * either way, so that its delivery worker never tries the example hosts.
+ */
+async function stoppedByMnemo(t: StudioTest, warehouse: string, byMnemo: boolean) {
+  await t.server.t.database.write((trx) =>
+    trx
+      .updateTable('webhooks')
+      .set({ disabled_reason: byMnemo ? STOPPED_REASON : DISABLED_BY_HAND })
+      .where('id', '=', warehouse)
+      .execute(),
+  );
+}
+
+/** The webhook the `webhooks-secret` picture adds, gone again so that each list is the same. */
+async function removeAddedWebhook(t: StudioTest) {
+  const path = `/api/v1/orgs/${t.orgId}/webhooks`;
+  const { webhooks } = (await (await t.api(t.owner.id, 'GET', path)).json()) as {
+    webhooks: { id: string; description?: string }[];
+  };
+  for (const webhook of webhooks.filter((w) => w.description === 'Billing events')) {
+    await t.api(t.owner.id, 'DELETE', `${path}/${webhook.id}`);
+  }
+}
+
 /** The app registered by the `apps-created` picture, gone again so that each list is the same. */
 async function unregisterShown(t: StudioTest) {
   const path = `/api/v1/orgs/${t.orgId}/apps`;
@@ -364,7 +677,7 @@ async function main() {
     env: { MNEMO_CONFIG: catalog, SIM_KEY: 'sk-sim', MNEMO_RATE_LIMIT_PER_MINUTE: '600' },
   });
   try {
-    const { ledger } = await seed(t);
+    const { ledger, webhooks } = await seed(t);
     /** Ada's memories before the import the results picture makes, deleted again after it. */
     let beforeImport = new Set<string>();
     const shots: Shot[] = [
@@ -591,6 +904,61 @@ async function main() {
             .getByRole('button', { name: 'Revoke' })
             .click(),
       },
+      {
+        name: 'webhooks',
+        path: '/settings/webhooks',
+        ready: (p) => p.getByRole('article', { name: 'Data warehouse' }).waitFor(),
+        act: async (p) => {
+          await removeAddedWebhook(t);
+          await p.reload();
+        },
+      },
+      {
+        name: 'webhooks-add',
+        path: '/settings/webhooks',
+        ready: (p) => p.getByRole('dialog', { name: 'Add webhook' }).waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Add webhook' }).click();
+          await p
+            .getByRole('textbox', { name: 'Endpoint URL' })
+            .fill('https://billing.acme.example/hooks/mnemo');
+          await p.getByRole('textbox', { name: 'Description (optional)' }).fill('Billing events');
+          await p.getByRole('checkbox', { name: 'end_user.registered' }).check();
+          await p.getByRole('checkbox', { name: 'end_user.erased' }).check();
+        },
+      },
+      {
+        name: 'webhooks-secret',
+        path: '/settings/webhooks',
+        ready: (p) => p.getByRole('textbox', { name: 'Signing secret' }).waitFor(),
+        act: async (p) => {
+          await p.getByRole('button', { name: 'Add webhook' }).click();
+          await p
+            .getByRole('textbox', { name: 'Endpoint URL' })
+            .fill('https://billing.acme.example/hooks/mnemo');
+          await p.getByRole('textbox', { name: 'Description (optional)' }).fill('Billing events');
+          await p.getByRole('checkbox', { name: 'end_user.registered' }).check();
+          await p.getByRole('dialog').getByRole('button', { name: 'Add webhook' }).click();
+        },
+        after: () => removeAddedWebhook(t),
+      },
+      {
+        name: 'webhooks-deliveries',
+        path: `/settings/webhooks/${webhooks.search}`,
+        ready: (p) => p.getByText('502 Bad Gateway').first().waitFor(),
+        act: async (p) => {
+          const row = p
+            .getByRole('region', { name: 'Delivery log' })
+            .getByRole('row')
+            .filter({ hasText: 'Retrying' });
+          await row.getByRole('button', { name: 'Details' }).click();
+        },
+      },
+      {
+        name: 'webhooks-disabled',
+        path: `/settings/webhooks/${webhooks.warehouse}`,
+        ready: (p) => p.getByRole('cell', { name: 'Failed' }).waitFor(),
+      },
     ];
     const wanted = process.argv.slice(2);
     const taken = shots.filter(
@@ -605,6 +973,7 @@ async function main() {
         const page = await t.newPage({ viewport, colorScheme: scheme });
         await t.signIn(page, '/memories');
         for (const shot of taken) {
+          await stoppedByMnemo(t, webhooks.warehouse, shot.name.startsWith('webhooks'));
           await page.goto(`${t.url}/studio${shot.path}`);
           await page.getByRole('navigation', { name: 'Main' }).waitFor();
           await shot.act?.(page);

@@ -102,8 +102,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       return next;
     end $$`.execute(db);
 
-  // Deleting a deleted memory changes nothing, but done for another member it is an act all
-  // the same, and the audit log records every one. A tombstone keeps only what sync needs.
+  await createRemoveMemory(db);
+}
+
+/**
+ * Deleting a deleted memory changes nothing, but done for another member it is an act all the
+ * same, and the audit log records every one. A tombstone keeps only what sync needs.
+ * (2026-12-01T00_webhooks replaces it; its `down` puts this one back.)
+ */
+export async function createRemoveMemory(db: Kysely<any>): Promise<void> {
   await sql`create or replace function mnemo_remove_memory(
       p_org text, p_kind text, p_owner text, p_memory_id text, p_at bigint, p_audit jsonb,
       out removed boolean)

@@ -134,7 +134,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   // creation time (an import keeps the original's; an add passes its time twice).
   await sql`drop function mnemo_add_memories(text, text, text, text[], text[], text[], text[],
     text[], bigint[], text[], jsonb[])`.execute(db);
-  await sql`create function mnemo_add_memories(
+  await createAddMemoriesKeepingCounts(db);
+  await planWritesByKey(db);
+}
+
+/**
+ * Adds to one store as 2026-11-25T02_memory_writes's function did, keeping the store's search
+ * counts itself and taking each new memory's creation time. (2026-12-01T00_webhooks replaces
+ * it; its `down` puts this one back.)
+ */
+export async function createAddMemoriesKeepingCounts(db: Kysely<any>): Promise<void> {
+  await sql`create or replace function mnemo_add_memories(
       p_org text, p_kind text, p_owner text,
       p_ids text[], p_contributors text[], p_contents text[], p_fold_keys text[],
       p_categories text[], p_ats bigint[], p_created_ats bigint[], p_terms text[],
@@ -215,7 +225,6 @@ export async function up(db: Kysely<any>): Promise<void> {
         update scopes as s set version = v_version where s.id = v_scope;
       end if;
     end $$`.execute(db);
-  await planWritesByKey(db);
 }
 
 /** The write functions, each planned by key (see above); `enable_seqscan` is theirs alone. */

@@ -147,7 +147,7 @@ describe('a worker that fails', () => {
 
   test('a read past its deadline fails (503), its worker is replaced, and the queue behind it moves', async () => {
     // Longer than a worker takes to start on a loaded machine: only the hung read is late.
-    const reads = pool({ size: 1, deadlineMs: 2000 });
+    const reads = pool({ size: 1, deadlineMs: 4000 });
     const hung = rejection(reads.run({ hang: true }));
     // Waiting behind the hung read: its deadline counts from when it was asked.
     const behind = rejection(reads.run(count));

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { KeyHolder } from '../../keys/api-key-auth.ts';
+import type { KeyHolder } from '../../keys/index.ts';
 import type { CallUsage } from '../call-usage.ts';
 import type { Catalog } from '../catalog.ts';
 import type { ChatRequest } from '../chat.schemas.ts';

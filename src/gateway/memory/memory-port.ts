@@ -2,7 +2,7 @@
  * What the chat interface needs of the memory store (docs/memory-chat.md), and no more: the
  * gateway does not import the memory part; app.ts wires src/memory/chat-memory.ts in.
  */
-import type { KeyHolder } from '../../keys/api-key-auth.ts';
+import type { KeyHolder } from '../../keys/index.ts';
 
 /** Which store a memory is in: the key owner's own, or the project pool the call named. */
 export type MemoryStoreName = 'user' | 'project';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { KeyHolder } from '../../keys/api-key-auth.ts';
-import { covers, isMemoryMode, MEMORY_MODES, type MemoryMode } from '../../keys/memory-modes.ts';
+import type { KeyHolder } from '../../keys/index.ts';
+import { covers, isMemoryMode, MEMORY_MODES, type MemoryMode } from '../../keys/index.ts';
 import { GatewayError, invalidRequest } from '../openai-errors.ts';
 
 export const MEMORY_HEADER = 'x-mnemo-memory';

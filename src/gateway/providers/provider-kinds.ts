@@ -1,4 +1,10 @@
-import type { Catalog, ProviderConfig, ProviderKind } from '../catalog.ts';
+import {
+  type Catalog,
+  EMBEDDING_KINDS,
+  type EmbeddingKind,
+  type ProviderConfig,
+  type ProviderKind,
+} from '../catalog.ts';
 import type {
   EmbeddingsFactory,
   EmbeddingsProvider,
@@ -27,10 +33,9 @@ export function createProviders(catalog: Catalog, transport: Transport): Map<str
   return providers;
 }
 
-/** The kinds with an embeddings API: Anthropic has none (the catalog refuses such a model). */
-const EMBEDDINGS: Record<ProviderKind, EmbeddingsFactory | undefined> = {
+/** The kinds with an embeddings API (catalog.ts names them; the catalog refuses the others). */
+const EMBEDDINGS: Record<EmbeddingKind, EmbeddingsFactory> = {
   openai: createOpenAiEmbeddings,
-  anthropic: undefined,
   gemini: createGeminiEmbeddings,
 };
 
@@ -39,5 +44,8 @@ export function createEmbeddingsProvider(
   config: ProviderConfig,
   transport: Transport,
 ): EmbeddingsProvider | undefined {
-  return EMBEDDINGS[config.kind]?.(config, transport);
+  return isEmbeddingKind(config.kind) ? EMBEDDINGS[config.kind](config, transport) : undefined;
 }
+
+const isEmbeddingKind = (kind: ProviderKind): kind is EmbeddingKind =>
+  (EMBEDDING_KINDS as readonly ProviderKind[]).includes(kind);

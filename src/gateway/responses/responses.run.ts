@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { KeyHolder } from '../../keys/api-key-auth.ts';
+import type { KeyHolder } from '../../keys/index.ts';
 import { type CallUsage, tallyStream } from '../call-usage.ts';
 import type { ChatRequest } from '../chat.schemas.ts';
 import type { Dispatcher } from '../dispatch.ts';

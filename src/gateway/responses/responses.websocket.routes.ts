@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { RawData, WebSocket } from 'ws';
-import type { KeyHolder } from '../../keys/api-key-auth.ts';
+import type { KeyHolder } from '../../keys/index.ts';
 import type { CallUsage } from '../call-usage.ts';
 import { GATEWAY_BODY_LIMIT } from '../chat.routes.ts';
 import { checkBody } from '../chat.validation.ts';

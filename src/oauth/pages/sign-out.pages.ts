@@ -19,7 +19,7 @@ ${buttonForm({ action: o.action, fields, button: submitButton('Stay signed in', 
   });
 }
 
-/** The one script of the page below; the CSP allows it by its hash (provider.ts). */
+/** The one script of the page below; the CSP allows it by its hash (provider-pages.ts). */
 export const SUBMIT_ON_LOAD_SCRIPT = 'document.forms[0].submit();';
 
 /**

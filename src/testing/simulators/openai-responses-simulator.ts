@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Scripted, ScriptedToolCall } from './openai-simulator.ts';
+import type { Scripted, ScriptedToolCall } from './openai-scripts.ts';
 import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
 
 /** What a scripted answer can be for `/v1/responses`; hangs, drops and errors are shared. */

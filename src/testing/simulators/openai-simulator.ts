@@ -14,8 +14,16 @@ import {
   lastInputText,
   type ResponsesWire,
 } from './openai-responses-simulator.ts';
+import type {
+  FinishReason,
+  Scripted,
+  ScriptedReasoning,
+  ScriptedToolCall,
+} from './openai-scripts.ts';
 import { estimateTokens, splitJson, splitWords } from './scripted-text.ts';
 import { isProposalsSchema, simulatedProposals } from './simulated-extraction.ts';
+
+export type { FinishReason, Scripted, ScriptedReasoning, ScriptedToolCall };
 
 /**
  * A loopback stand-in for OpenAI's Chat Completions API (`POST /v1/chat/completions`), speaking
@@ -74,50 +82,6 @@ export interface RecordedRequest {
   /** The parsed JSON body: a chat completions request, or a Responses one. */
   readonly body: ChatCompletionRequest;
 }
-
-export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
-
-export interface ScriptedToolCall {
-  readonly id: string;
-  readonly name: string;
-  /** The JSON text of the arguments, as the model writes it. */
-  readonly arguments: string;
-}
-
-/**
- * A reasoning model's thinking before its answer, as OpenAI-compatible servers return it:
- * `message.reasoning` (OpenRouter, vLLM 0.9 and later, Ollama) or `message.reasoning_content`
- * (DeepSeek, LiteLLM), in streams `delta.reasoning` (or `delta.reasoning_content`) pieces
- * before the content; `details` (OpenRouter's `reasoning_details`) come whole, in the message
- * and in one delta. Its tokens are counted in `completion_tokens_details.reasoning_tokens`, and
- * within `completion_tokens`.
- */
-export interface ScriptedReasoning {
-  readonly text: string;
-  /** Default `reasoning`. */
-  readonly field?: 'reasoning' | 'reasoning_content';
-  readonly details?: readonly object[];
-}
-
-export type Scripted =
-  | {
-      kind: 'text';
-      text: string;
-      finishReason?: FinishReason;
-      usage?: { prompt_tokens?: number; completion_tokens?: number };
-      reasoning?: ScriptedReasoning;
-    }
-  | { kind: 'tool_calls'; calls: readonly ScriptedToolCall[]; reasoning?: ScriptedReasoning }
-  | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
-  /** Accepts the request and never answers. */
-  | { kind: 'hang' }
-  /** Destroys the socket without a response. */
-  | { kind: 'drop' }
-  /**
-   * Streams `text` (default "Partial answer") then an error event and ends (for `/v1/responses`,
-   * an `error` event then `response.failed`); 500 when not streaming.
-   */
-  | { kind: 'error-mid-stream'; text?: string };
 
 /** The parts of a request body the simulator reads; the rest is recorded as sent. */
 export interface ChatCompletionRequest {

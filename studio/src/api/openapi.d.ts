@@ -741,6 +741,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a store's changes as server-sent events
+         * @description Refused with 400 for rules no schema can state: `user is not a member of this organization` (`user` names no member of the organization); `project cannot be combined with user` (both `user` and `project` are given); `invalid cursor` (`since` (or the `Last-Event-ID` header) is not a cursor this server gave for this store).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A cursor from an earlier list response: return only changes since it */
+                    since?: string;
+                    /** @description Organization member to act for; default: the credential owner */
+                    user?: string;
+                    /** @description Read this project's shared pool; not combinable with user */
+                    project?: string;
+                };
+                header: {
+                    /** @description The organization the request acts in */
+                    "x-organization-id": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-sent events, each with `id:` a cursor to resume from (`since`, or the `Last-Event-ID` header on reconnection): `change` (data: a MemoryItem) for a memory added or changed, `delete` (data: `{"id"}`) for one deleted, `sync` (data: `{"cursor"}`) after each batch: everything up to that cursor has been sent, and `error` (data: `{"error", "status"}`) before the stream ends because the caller may no longer read the store. Without a cursor, every active memory comes first as `change`. A comment line (`: ping`) at least every 25 s. A client that applies the events in order holds what a list pulled at the last cursor holds. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/{id}": {
         parameters: {
             query?: never;
@@ -4592,6 +4706,991 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/orgs/{orgId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's webhooks (owners and admins) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The organization's webhooks */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Oldest first */
+                            webhooks: components["schemas"]["Webhook"][];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Subscribe an endpoint to the organization's events, or one project's: each is POSTed signed by the Standard Webhooks specification, in order per store, retried for 24 hours; the signing secret is shown once (owners and admins)
+         * @description Refused with 400 for rules no schema can state: `url must be an absolute https:// URL` (it is not a URL with a host); `url must use https (this server does not send webhooks over plain http)` (an http:// URL where the operator does not allow plain http); `url must not contain a user name or password` (credentials in the URL); `url must not name a loopback, private, link-local, metadata or other special-use address` (its host is such an address where the operator does not allow them (a name is resolved, and refused, at delivery)); `a project's webhook takes only memory and store events: end_user events are the organization's` (a project is given with end_user events).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            /** @description events: every type unless given */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Where events are POSTed: https:// (http:// only where the operator allows it), never a loopback, private, link-local or metadata address unless the operator allows them; no redirect is followed
+                         * @example https://app.example/hooks/mnemo
+                         */
+                        url: string & unknown;
+                        /** @description The event types sent; absent or null: every type, those added later too */
+                        events?: components["schemas"]["WebhookEventType"][];
+                        /**
+                         * Format: uuid
+                         * @description Only this project pool's memory events; absent: the whole organization's
+                         */
+                        project?: string;
+                        /** @description A note for people: what the endpoint is */
+                        description?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The webhook and its signing secret */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: components["schemas"]["Webhook"];
+                            /** @description The signing secret (`whsec_…`), shown this once: a receiver verifies each delivery's `webhook-signature` with it (Standard Webhooks) */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{orgId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook (owners and admins) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                    /** @description The webhook's id */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The webhook */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook: what it had still to send is dropped, with its delivery log (owners and admins). Again: 404 */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                    /** @description The webhook's id */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook’s URL, events or description, or disable it or enable it again: enabled again, what waited is sent, the failed delivery first (owners and admins)
+         * @description Refused with 400 for rules no schema can state: `url must be an absolute https:// URL` (it is not a URL with a host); `url must use https (this server does not send webhooks over plain http)` (an http:// URL where the operator does not allow plain http); `url must not contain a user name or password` (credentials in the URL); `url must not name a loopback, private, link-local, metadata or other special-use address` (its host is such an address where the operator does not allow them (a name is resolved, and refused, at delivery)); `a project's webhook takes only memory and store events: end_user events are the organization's` (a project is given with end_user events).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                    /** @description The webhook's id */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            /** @description At least one field */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Where events are POSTed: https:// (http:// only where the operator allows it), never a loopback, private, link-local or metadata address unless the operator allows them; no redirect is followed
+                         * @example https://app.example/hooks/mnemo
+                         */
+                        url?: string & unknown;
+                        /** @description null: every type, those added later too */
+                        events?: components["schemas"]["WebhookEventType"][] | null;
+                        /** @description null: none */
+                        description?: string | null;
+                        /** @description false: events are no longer recorded or sent; true: enabled again, the deliveries that waited (the failed one first) resume */
+                        enabled?: boolean;
+                    } | unknown | unknown | unknown | unknown;
+                };
+            };
+            responses: {
+                /** @description The webhook */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/orgs/{orgId}/webhooks/{webhookId}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the webhook’s signing secret: the new one is shown once, and signs every delivery from now on (owners and admins) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                    /** @description The webhook's id */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The webhook and its signing secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: components["schemas"]["Webhook"];
+                            /** @description The signing secret (`whsec_…`), shown this once: a receiver verifies each delivery's `webhook-signature` with it (Standard Webhooks) */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{orgId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to the webhook now, enabled or not, once: the answer is the attempt’s outcome, also kept in its delivery log (owners and admins) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                    /** @description The webhook's id */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            delivery: components["schemas"]["WebhookDelivery"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{orgId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook’s delivery log, newest first, a page at a time: each event’s status, attempts, last response and latency (delivered ones are kept 7 days) (owners and admins)
+         * @description Refused with 400 for rules no schema can state: `invalid cursor` (`cursor` is not one this list gave).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description Deliveries per page, 1 to 200 (default 50)
+                     * @example 50
+                     */
+                    limit?: number;
+                    /** @description The `cursor` of the previous page: the page after it */
+                    cursor?: string & unknown;
+                };
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                    /** @description The webhook's id */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the webhook's delivery log */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            /** @description Present when there are more: pass it for the next page */
+                            cursor?: string;
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery not yet delivered again, at once and with a fresh 24 hours of retries (a failed one waits until its webhook is enabled); a delivered one is not kept to send again: 409 (owners and admins) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Organization id */
+                    orgId: string;
+                    /** @description The webhook's id */
+                    webhookId: string;
+                    /** @description The delivery's id */
+                    deliveryId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            delivery: components["schemas"]["WebhookDelivery"];
+                        };
+                    };
+                };
+                /** @description No credential, or one that is refused: the message says why (expired, not yet valid, another issuer or audience, a bad signature, malformed, an API key) */
+                401: {
+                    headers: {
+                        /** @description RFC 6750 challenge: Bearer realm="mnemo" when no credential was sent; with error="invalid_token" and error_description (the same message) when one was refused */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Over the request rate of this credential subject (60 a minute by default) */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request may pass */
+                        "retry-after"?: number;
+                        /** @description "credential";q=<limit>;w=<seconds> */
+                        "ratelimit-policy"?: string;
+                        /** @description "credential";r=<remaining>;t=<seconds> */
+                        ratelimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The store cannot be reached or did not answer in time; nothing was changed, and the same request may succeed shortly */
+                503: {
+                    headers: {
+                        /** @description Seconds before trying again */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+                /** @description An error: a message for people */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit": {
         parameters: {
             query?: never;
@@ -7908,6 +9007,97 @@ export interface components {
              */
             createdAt: string;
         };
+        Webhook: {
+            /**
+             * Format: uuid
+             * @description The webhook's id
+             */
+            id: string;
+            /** @description Where events are POSTed */
+            url: string;
+            /** @description Absent when none was given */
+            description?: string;
+            /** @description The event types sent; null: every type, those added later too */
+            events: components["schemas"]["WebhookEventType"][] | null;
+            /** @description Only this project pool's memory events (and its erasures); null: the whole organization's events */
+            project: string | null;
+            /** @description Whether events are recorded and sent; false after 24 hours of failed deliveries, or when set so */
+            enabled: boolean;
+            /** @description Why it was disabled (by hand, or what its deliveries last failed of); null while enabled */
+            disabledReason: string | null;
+            /** @description When it was disabled; null while enabled */
+            disabledAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was made
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description memory.created, memory.updated, memory.deleted, memory.folded (an add folded into a memory of the same content), store.erased (a whole store, or a category of it, erased in one request), end_user.registered, end_user.erased
+         * @enum {unknown}
+         */
+        WebhookEventType: "memory.created" | "memory.updated" | "memory.deleted" | "memory.folded" | "store.erased" | "end_user.registered" | "end_user.erased";
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The delivery's id
+             */
+            id: string;
+            /** @description The event's id: the delivery's `webhook-id` header, the same on every attempt */
+            eventId: string;
+            /** @description The event type, or webhook.test */
+            type: string;
+            /** @description The store the event is of; absent for a test */
+            store?: {
+                /**
+                 * Format: uuid
+                 * @description A member's or an end user's store
+                 */
+                user?: string;
+                /** @description The end user's id in the app's terms */
+                endUser?: string;
+                /**
+                 * Format: uuid
+                 * @description A project's pool
+                 */
+                project?: string;
+            };
+            /**
+             * @description pending: waiting for its first attempt (or for an earlier event of its store); retrying: failed, to be tried again at nextAttemptAt; delivered: a 2xx answered; failed: given up (its webhook was disabled), or a test that failed
+             * @enum {unknown}
+             */
+            status: "pending" | "retrying" | "delivered" | "failed";
+            /** @description Attempts so far */
+            attempts: number;
+            /** @description The last attempt's HTTP status; null when it got no answer or none was made */
+            responseStatus: number | null;
+            /** @description The last attempt's time to the answer's head, in milliseconds */
+            latencyMs: number | null;
+            /** @description Why the last attempt failed (HTTP 500, no answer within 10 s, a redirect not followed, a target refused…); null when it did not */
+            error: string | null;
+            /** @description The start of the last answer's body (1 KiB at most) */
+            response: string | null;
+            /** @description Whether it can be sent again: its body is kept until it is delivered */
+            redeliverable: boolean;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            lastAttemptAt: string | null;
+            /** @description null once delivered or failed */
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+        };
         AuditEntry: {
             /**
              * Format: uuid
@@ -7922,16 +9112,16 @@ export interface components {
             at: string;
             /**
              * Format: uuid
-             * @description The user who did it; the nil UUID (00000000-0000-0000-0000-000000000000) for an operator's `mnemo admin` command
+             * @description The user who did it; the nil UUID (00000000-0000-0000-0000-000000000000) for an operator's `mnemo admin` command, and for mnemo itself (webhook.disable after 24 hours of failed deliveries)
              */
             actorId: string;
             /**
              * Format: uuid
-             * @description What it was done to: a member, a project or the organization
+             * @description What it was done to: a member, a project, a webhook or the organization
              */
             targetId: string;
             /**
-             * @description What was done: org.update, org.export, member.add, member.role, member.remove, project.create, project.update, project.delete, collaborator.set, collaborator.remove, api_key.create, api_key.update, api_key.revoke, end_user.register, end_user.update, end_user.erase, app.create, app.update, app.secret, app.revoke, invitation.create, invitation.revoke, invitation.accept, user.erase (by an operator), or a memory operation done for another member (the user override): list, search, get, add, update, delete, export, erase
+             * @description What was done: org.update, org.export, member.add, member.role, member.remove, project.create, project.update, project.delete, collaborator.set, collaborator.remove, api_key.create, api_key.update, api_key.revoke, end_user.register, end_user.update, end_user.erase, app.create, app.update, app.secret, app.revoke, webhook.create, webhook.update, webhook.secret, webhook.delete, webhook.disable, invitation.create, invitation.revoke, invitation.accept, user.erase (by an operator), or a memory operation done for another member (the user override): list, search, get, add, update, delete, export, erase
              * @example member.role
              */
             action: string;

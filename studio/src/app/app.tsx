@@ -13,6 +13,8 @@ import { ProjectsPage } from '../projects/projects-page.tsx';
 import { EmptyState } from '../ui/empty-state.tsx';
 import { Page } from '../ui/page.tsx';
 import { UsagePage } from '../usage/usage-page.tsx';
+import { WebhookPage } from '../webhooks/webhook-page.tsx';
+import { WebhooksPage } from '../webhooks/webhooks-page.tsx';
 import { Layout } from './layout.tsx';
 
 /** Every page has its own URL under /studio; docs/studio.md lists them. */
@@ -37,6 +39,8 @@ export function App() {
         <Route path="settings/api-keys" element={<ApiKeysPage />} />
         <Route path="settings/connected-apps" element={<ConnectedAppsPage />} />
         <Route path="settings/apps" element={<AppsPage />} />
+        <Route path="settings/webhooks" element={<WebhooksPage />} />
+        <Route path="settings/webhooks/:webhookId" element={<WebhookPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -15,6 +15,7 @@ import { NavLink, Outlet, useLocation } from 'react-router';
 import { organizationQuery } from '../api/queries.ts';
 import { playgroundKey } from '../playground/temporary-key.ts';
 import { Logo } from '../ui/logo.tsx';
+import { StoppedWebhooksNotice } from '../webhooks/stopped-webhooks.tsx';
 import { isManager, useStudio } from './studio-context.tsx';
 
 const NAV = [
@@ -95,6 +96,7 @@ export function Layout() {
         </ul>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
+        <StoppedWebhooksNotice />
         <Outlet />
       </main>
     </div>

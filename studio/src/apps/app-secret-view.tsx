@@ -1,14 +1,14 @@
-import { TriangleAlert } from 'lucide-react';
-import { useEffect, useId, useRef } from 'react';
+import { useId, useRef } from 'react';
 import type { App } from '../api/queries.ts';
 import { useStudio } from '../app/studio-context.tsx';
 import { CopyButton } from '../ui/copy-button.tsx';
+import { ShownOnce } from '../ui/shown-once.tsx';
 import { TOKEN_MINUTES, tokenCommand } from './app-words.ts';
 
 /**
  * An app's credentials with its secret, shown this once (at registration, or after a new
  * secret): the client ID, the secret and the command that turns them into a token, each with a
- * Copy button. The secret lives in the dialog's state until Done; nothing else keeps it.
+ * Copy button.
  */
 export function AppSecretView(props: {
   app: App;
@@ -20,35 +20,23 @@ export function AppSecretView(props: {
   const { app, secret, onDone } = props;
   const { org } = useStudio();
   const ids = { id: useId(), secret: useId(), command: useId(), commandHint: useId() };
-  const root = useRef<HTMLDivElement>(null);
   const secretField = useRef<HTMLInputElement>(null);
   const command = tokenCommand(location.origin, { clientId: app.id, secret });
 
-  // What had focus (the form's button) is gone: focus goes to the secret, selected for copying.
-  useEffect(() => secretField.current?.focus(), []);
-
-  // The browser may still close a modal dialog on a repeated Escape whatever the page asks;
-  // closed that way, the secret goes as after Done instead of staying hidden in the page.
-  useEffect(() => {
-    const dialog = root.current?.closest('dialog');
-    if (!dialog) return;
-    dialog.addEventListener('close', onDone);
-    return () => dialog.removeEventListener('close', onDone);
-  }, [onDone]);
-
   return (
-    <div ref={root} className="apps-secret">
-      <div className="notice warning">
-        <span className="apps-secret-warning">
-          <TriangleAlert size={18} aria-hidden="true" />
-          <span>
-            {props.replaced
-              ? `The old secret of “${app.name}” no longer works. Copy the new one now and put it in the app’s settings. `
-              : `Copy the secret of “${app.name}” now. `}
-            It will not be shown again: mnemo keeps only a fingerprint of it.
-          </span>
-        </span>
-      </div>
+    <ShownOnce
+      className="apps-secret"
+      secretField={secretField}
+      onDone={onDone}
+      warning={
+        <>
+          {props.replaced
+            ? `The old secret of “${app.name}” no longer works. Copy the new one now and put it in the app’s settings. `
+            : `Copy the secret of “${app.name}” now. `}
+          It will not be shown again: mnemo keeps only a fingerprint of it.
+        </>
+      }
+    >
       <div className="field">
         <label htmlFor={ids.id}>Client ID</label>
         <div className="apps-copy-row">
@@ -98,11 +86,6 @@ export function AppSecretView(props: {
           <code>/api/v1/…</code>, and asks for a new one when it expires.
         </p>
       </div>
-      <div className="dialog-actions">
-        <button type="button" className="button primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
-    </div>
+    </ShownOnce>
   );
 }

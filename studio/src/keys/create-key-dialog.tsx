@@ -1,10 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Check, Copy, TriangleAlert } from 'lucide-react';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { Check, Copy } from 'lucide-react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { queryKeys } from '../api/queries.ts';
 import { useStudio } from '../app/studio-context.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { ErrorNotice } from '../ui/notice.tsx';
+import { ShownOnce } from '../ui/shown-once.tsx';
 import { type ExpiryChoice, expiryFor, today } from './key-lifetime.ts';
 import { DEFAULT_KEY_MEMORY, type KeyMemory } from './key-memory.ts';
 import { createKey, useProjects } from './keys-queries.ts';
@@ -240,20 +241,7 @@ function SecretView(props: { created: Created; onDone: () => void }) {
   const { created, onDone } = props;
   const ids = { secret: useId(), hint: useId() };
   const [copy, setCopy] = useState<'idle' | 'copied' | 'failed'>('idle');
-  const root = useRef<HTMLDivElement>(null);
   const secretField = useRef<HTMLInputElement>(null);
-
-  // The form's button that had focus is gone: focus goes to the secret, selected for copying.
-  useEffect(() => secretField.current?.focus(), []);
-
-  // The browser may still close a modal dialog on a repeated Escape whatever the page asks;
-  // closed that way, the secret goes as after Done instead of staying hidden in the page.
-  useEffect(() => {
-    const dialog = root.current?.closest('dialog');
-    if (!dialog) return;
-    dialog.addEventListener('close', onDone);
-    return () => dialog.removeEventListener('close', onDone);
-  }, [onDone]);
 
   async function copySecret() {
     try {
@@ -265,16 +253,12 @@ function SecretView(props: { created: Created; onDone: () => void }) {
   }
 
   return (
-    <div ref={root} className="secret-view">
-      <div className="notice warning">
-        <span className="secret-warning">
-          <TriangleAlert size={18} aria-hidden="true" />
-          <span>
-            Copy the secret of “{created.name}” now. It will not be shown again: mnemo keeps only a
-            fingerprint of it.
-          </span>
-        </span>
-      </div>
+    <ShownOnce
+      className="secret-view"
+      secretField={secretField}
+      onDone={onDone}
+      warning={`Copy the secret of “${created.name}” now. It will not be shown again: mnemo keeps only a fingerprint of it.`}
+    >
       <div className="field">
         <label htmlFor={ids.secret}>Secret key</label>
         <div className="secret-row">
@@ -310,11 +294,6 @@ function SecretView(props: { created: Created; onDone: () => void }) {
               : ''}
         </p>
       </div>
-      <div className="dialog-actions">
-        <button type="button" className="button primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
-    </div>
+    </ShownOnce>
   );
 }

@@ -1,4 +1,4 @@
-import { KeyRound, Plug, Server } from 'lucide-react';
+import { KeyRound, Plug, Server, Webhook } from 'lucide-react';
 import { NavLink } from 'react-router';
 import './settings.css';
 
@@ -6,6 +6,7 @@ const SECTIONS = [
   { to: '/settings/api-keys', label: 'API Keys', icon: KeyRound },
   { to: '/settings/connected-apps', label: 'Connected apps', icon: Plug },
   { to: '/settings/apps', label: 'Apps', icon: Server },
+  { to: '/settings/webhooks', label: 'Webhooks', icon: Webhook },
 ] as const;
 
 /** The settings area's own navigation, above each of its pages. */

@@ -2,7 +2,7 @@ import type { OrgRole } from '../auth/userinfo.ts';
 
 export type { Member, Organization } from '../api/queries.ts';
 
-/** What each role may do, as the API enforces it (src/orgs/roles.ts, members.service.ts). */
+/** What each role may do, as the API enforces it (src/tenancy/roles.ts, members.service.ts). */
 export const ROLES: readonly { value: OrgRole; label: string; allows: string }[] = [
   {
     value: 'owner',

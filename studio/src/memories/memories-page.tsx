@@ -192,7 +192,7 @@ export function MemoriesPage(props: {
             </div>
           ) : null}
           <ErrorNotice error={deleteError} explain={(error) => explainPoolChange(scope, error)} />
-          {/* A pull that failed and will be tried again: what is shown may be behind. */}
+          {/* A pull or stream that failed and will be tried again: what is shown may be behind. */}
           {sync.status === 'retrying' ? <ErrorNotice error={sync.error} /> : null}
           {sync.status === 'loading' ? null : (
             <StoreTransfer
@@ -313,7 +313,8 @@ function Chip(props: {
 
 const STATUS_WORDS: Record<SyncStatus, string> = {
   loading: 'Loading…',
-  live: 'Live: changes made elsewhere appear within seconds',
+  live: 'Live',
+  polling: 'Checking for changes every few seconds',
   paused: 'Paused while this tab is hidden',
   retrying: 'Reconnecting…',
   refused: '',

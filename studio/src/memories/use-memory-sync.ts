@@ -1,12 +1,14 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { data, inOrg } from '../api/client.ts';
-import { ApiError } from '../api/errors.ts';
+import {
+  MemoryMirror,
+  type MirrorSource,
+  MnemoError,
+} from '../../../clients/typescript/src/index.ts';
+import { asApiError, createMemoryClient } from '../api/memory-client.ts';
 import { useStudio } from '../app/studio-context.tsx';
 import { listQuery, type MemoryScope, scopeKey } from './memory-scope.ts';
 import {
-  applyPull,
   emptyMirror,
-  type ListAnswer,
   type LocalWrites,
   type MemoryItem,
   type Mirror,
@@ -14,17 +16,27 @@ import {
   recordDelete,
   recordDeletes,
   recordWrite,
+  SnapshotStorage,
   settle,
+  settleShown,
   visible,
 } from './sync-mirror.ts';
 
-/** Between pulls while the tab is visible: 3 to 4 seconds, so a change shows within 5. */
+/** Between pulls while no stream can be held: 3 to 4 seconds, so a change shows within 5. */
 const PULL_EVERY_MS = 3000;
 const PULL_JITTER_MS = 1000;
-/** After a failed pull, wait longer each time, up to this. */
-const MAX_BACKOFF_MS = 30_000;
+/** While pulling because a stream was refused (429), how long before asking for one again. */
+const STREAM_AGAIN_MS = 30_000;
+/** How long a hidden tab keeps following before it closes its stream. */
+const HIDDEN_CLOSE_MS = 60_000;
 
-export type SyncStatus = 'loading' | 'live' | 'paused' | 'retrying' | 'refused';
+/**
+ * `live`: a change stream is open. `polling`: the account holds all the streams it may (or the
+ * stream was refused otherwise with 429), so the copy is pulled every few seconds. `paused`:
+ * the tab has been hidden a while and closed its stream. `retrying`: the last attempt failed and
+ * is tried again later. `refused`: the API refused the store itself (400, 401, 403, 404).
+ */
+export type SyncStatus = 'loading' | 'live' | 'polling' | 'paused' | 'retrying' | 'refused';
 
 export interface MemorySync {
   /** The store as the page shows it: the mirror, with the page's own writes over it. */
@@ -32,7 +44,7 @@ export interface MemorySync {
   /** Whether the first pull of this store has been applied. */
   readonly loaded: boolean;
   readonly status: SyncStatus;
-  /** Why the last pull failed: shown while `status` is `retrying` or `refused`. */
+  /** Why the last attempt failed: shown while `status` is `retrying` or `refused`. */
   readonly error: unknown;
   /** When the copy last matched the server. */
   readonly syncedAt: number | undefined;
@@ -45,14 +57,21 @@ export interface MemorySync {
 }
 
 /**
- * Keeps a store's mirror by the spec's incremental sync: a full pull, then `since` every few
- * seconds while the tab is visible; paused while it is hidden; at once when it is shown or
- * focused again. A 410 (the cursor is older than the kept deletions) starts over with a full
- * pull. 429s are waited out by the API client; a 400/403/404 for the scope itself stops the
- * loop, since asking again cannot change the answer.
+ * Keeps a store's copy with the TypeScript client's mirror, which follows the store's change
+ * stream (`mirror.follow()`: a pull to catch up, then each batch of events applied as one change;
+ * after a stream ends or fails, a pull and a new stream, waiting longer after each failure).
+ * A stream refused with 429 — the account holds its 20 open streams already, other tabs or its
+ * own scripts — is not waited for: the copy is pulled every few seconds instead, and a stream
+ * asked for again after half a minute. A 400/401/403/404 for the scope itself ends following,
+ * since asking again cannot change the answer.
+ *
+ * A hidden tab keeps its stream for a minute, so that a look at another tab costs nothing, then
+ * closes it until it is shown again (a pull to catch up, then a stream): tabs left in the
+ * background would otherwise hold the account's streams, which are limited, and the browser's
+ * connections to this origin, six over HTTP/1.1.
  */
 export function useMemorySync(scope: MemoryScope): MemorySync {
-  const { api, org } = useStudio();
+  const { session, org } = useStudio();
   const [mirror, setMirror] = useState<Mirror>(emptyMirror);
   const [local, setLocal] = useState<LocalWrites>(noLocalWrites);
   const [status, setStatus] = useState<SyncStatus>('loading');
@@ -72,102 +91,135 @@ export function useMemorySync(scope: MemoryScope): MemorySync {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `key` names the scope and org.
   useEffect(() => {
-    let stopped = false;
-    let running = false;
-    let again = false;
-    let failures = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const controller = new AbortController();
+    const stopped = new AbortController();
+    // The tick each pull was asked at, by the cursor of its answer: applying that cursor settles
+    // the writes answered before (a batch reaching the same cursor holds the same, so it may too).
+    const askedAt = new Map<string, number>();
+    let mode: 'stream' | 'pulls' = 'stream';
+    let round: AbortController | undefined;
+    let refusal: unknown;
+    let closed = false;
+    let wake: (() => void) | undefined;
+    let hiddenTimer: ReturnType<typeof setTimeout> | undefined;
+
+    const storage = new SnapshotStorage((snapshot, change) => {
+      if (stopped.signal.aborted) return;
+      const asked = askedAt.get(change.cursor);
+      askedAt.delete(change.cursor);
+      mirrorRef.current = snapshot;
+      setMirror(snapshot);
+      updateLocal((l) => settleShown(asked === undefined ? l : settle(l, asked), snapshot));
+      setSyncedAt(Date.now());
+      if (mode === 'pulls' && !closed) {
+        setError(undefined);
+        setStatus('polling');
+      }
+    });
+    const { memories } = createMemoryClient(session, org.id);
+    // A refused stream is told at once, so that pulls take over without waiting its Retry-After.
+    const streams = createMemoryClient(session, org.id, { retry: { maxRetries: 0 } }).memories;
+    const source: MirrorSource = {
+      async list(query, options) {
+        const at = ++tick.current;
+        const answer = await memories.list(query, options);
+        askedAt.set(answer.cursor, Math.max(at, askedAt.get(answer.cursor) ?? 0));
+        return answer;
+      },
+      async events(query, options) {
+        try {
+          const events = await streams.events(query, options);
+          if (!options.signal?.aborted) {
+            setError(undefined);
+            setStatus('live');
+          }
+          return events;
+        } catch (failure) {
+          if (failure instanceof MnemoError && failure.status === 429) refusal = failure;
+          throw failure;
+        }
+      },
+    };
+    const copy = new MemoryMirror(source, { ...listQuery(scope), storage });
     mirrorRef.current = emptyMirror;
     setMirror(emptyMirror);
     updateLocal(() => noLocalWrites);
     setStatus('loading');
     setError(undefined);
 
-    const schedule = (delay: number) => {
-      clearTimeout(timer);
-      if (!stopped && document.visibilityState === 'visible') {
-        timer = setTimeout(pull, delay);
-      }
-    };
-
-    async function pull() {
-      if (stopped) return;
-      if (running) {
-        again = true;
-        return;
-      }
-      running = true;
-      clearTimeout(timer);
-      try {
-        const since = mirrorRef.current.cursor;
-        const askedAt = ++tick.current;
-        const answer = await data<ListAnswer>(
-          api.GET('/api/v1/memory', {
-            params: {
-              header: inOrg(org.id),
-              query: { ...listQuery(scope), ...(since === undefined ? {} : { since }) },
+    // Rounds of following until the page leaves: by stream, or by pulls for a while after a
+    // stream was refused; none while the tab has been hidden too long.
+    async function run() {
+      while (!stopped.signal.aborted) {
+        if (closed) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            stopped.signal.addEventListener('abort', () => resolve(), { once: true });
+          });
+          continue;
+        }
+        const current = new AbortController();
+        round = current;
+        const streaming = mode === 'stream';
+        const back = streaming
+          ? undefined
+          : setTimeout(() => {
+              mode = 'stream';
+              current.abort();
+            }, STREAM_AGAIN_MS);
+        try {
+          await copy.follow({
+            signal: AbortSignal.any([stopped.signal, current.signal]),
+            stream: streaming,
+            intervalMs: PULL_EVERY_MS + Math.random() * PULL_JITTER_MS,
+            onError(failure) {
+              if (streaming && failure === refusal) {
+                mode = 'pulls';
+                current.abort();
+                return;
+              }
+              // The account's rate budget, spent by its other tabs or scripts: the mirror waits
+              // the Retry-After and pulls again, which is nothing to tell.
+              if (failure instanceof MnemoError && failure.status === 429) return;
+              setError(asApiError(failure));
+              setStatus('retrying');
             },
-            signal: controller.signal,
-          }),
-        ).catch((failure: unknown) => {
-          if (failure instanceof ApiError && failure.status === 410) {
-            // The cursor outlived the kept deletions: start again from a full pull.
-            mirrorRef.current = { ...mirrorRef.current, cursor: undefined };
-            again = true;
-            return undefined;
-          }
-          throw failure;
-        });
-        if (stopped) return;
-        if (answer) {
-          mirrorRef.current = applyPull(mirrorRef.current, answer);
-          setMirror(mirrorRef.current);
-          updateLocal((l) => settle(l, askedAt));
-          setSyncedAt(Date.now());
-        }
-        failures = 0;
-        setError(undefined);
-        setStatus(document.visibilityState === 'visible' ? 'live' : 'paused');
-        schedule(PULL_EVERY_MS + Math.random() * PULL_JITTER_MS);
-      } catch (failure) {
-        if (stopped || controller.signal.aborted) return;
-        setError(failure);
-        const final = failure instanceof ApiError && [400, 403, 404].includes(failure.status);
-        setStatus(final ? 'refused' : 'retrying');
-        if (!final) {
-          failures += 1;
-          schedule(Math.min(MAX_BACKOFF_MS, PULL_EVERY_MS * 2 ** failures));
-        }
-      } finally {
-        running = false;
-        if (again && !stopped) {
-          again = false;
-          void pull();
+          });
+        } catch (failure) {
+          if (stopped.signal.aborted) return;
+          setError(asApiError(failure));
+          setStatus('refused');
+          return;
+        } finally {
+          clearTimeout(back);
         }
       }
     }
-    pullRef.current = () => void pull();
+    void run();
+    pullRef.current = () => {
+      if (!closed) copy.sync({ signal: stopped.signal }).catch(() => {});
+    };
 
     const onVisibility = () => {
-      if (document.visibilityState === 'visible') void pull();
-      else {
-        clearTimeout(timer);
-        setStatus((s) => (s === 'live' ? 'paused' : s));
+      clearTimeout(hiddenTimer);
+      if (document.visibilityState === 'hidden') {
+        hiddenTimer = setTimeout(() => {
+          closed = true;
+          setStatus((s) => (s === 'refused' ? s : 'paused'));
+          round?.abort();
+        }, HIDDEN_CLOSE_MS);
+      } else if (closed) {
+        closed = false;
+        wake?.();
       }
     };
-    const onFocus = () => void pull();
     document.addEventListener('visibilitychange', onVisibility);
-    window.addEventListener('focus', onFocus);
-    void pull();
+    onVisibility();
     return () => {
-      stopped = true;
-      clearTimeout(timer);
-      controller.abort();
+      stopped.abort();
+      clearTimeout(hiddenTimer);
       document.removeEventListener('visibilitychange', onVisibility);
-      window.removeEventListener('focus', onFocus);
     };
-  }, [key, api, updateLocal]);
+  }, [key, session, updateLocal]);
 
   const items = useMemo(() => visible(mirror, local), [mirror, local]);
   return {
@@ -177,17 +229,19 @@ export function useMemorySync(scope: MemoryScope): MemorySync {
     error,
     syncedAt,
     wrote: useCallback(
-      (item) => updateLocal((l) => recordWrite(l, item, ++tick.current)),
+      (item) =>
+        updateLocal((l) => settleShown(recordWrite(l, item, ++tick.current), mirrorRef.current)),
       [updateLocal],
     ),
     deleted: useCallback(
-      (id) => updateLocal((l) => recordDelete(l, id, ++tick.current)),
+      (id) =>
+        updateLocal((l) => settleShown(recordDelete(l, id, ++tick.current), mirrorRef.current)),
       [updateLocal],
     ),
     deletedAll: useCallback(() => {
       const at = ++tick.current;
       const shown = [...visible(mirrorRef.current, localRef.current).keys()];
-      updateLocal((l) => recordDeletes(l, shown, at));
+      updateLocal((l) => settleShown(recordDeletes(l, shown, at), mirrorRef.current));
     }, [updateLocal]),
     pullNow: useCallback(() => pullRef.current(), []),
   };
