@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
 import { createAppsService, registerAppsRoutes } from './apps/index.ts';
+import { createAuditLog } from './audit/index.ts';
 import type { Config } from './config.ts';
 import { createCredentialVerifier } from './credentials/index.ts';
 import { createStoreProbe, readinessCheck } from './db/availability.ts';
@@ -480,7 +481,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     authenticate: memberOfOrgInPath,
   });
-  registerAuditRoutes(app, { database, member: authenticate.member });
+  registerAuditRoutes(app, { auditLog: createAuditLog(database), member: authenticate.member });
   registerUsageRoutes(app, { authenticate, usage: createUsageService(database.db) });
   registerKeyRoutes(app, { authenticate, keys: createKeysService({ database }) });
   // The chat interface's key check. Key uses are written in batches, and once more on close.
@@ -575,6 +576,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: database.db,
     database,
     connections,
+    organizations,
     publicUrl: config.publicUrl,
     verify,
     signIn: createSignIn({

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
+import { OPERATOR_ACTOR_ID } from '../audit/index.ts';
 import { ensureSigningKey } from '../credentials/signing-keys.ts';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';

@@ -1,5 +1,3 @@
-import { listAudit, OPERATOR_ACTOR_ID, OPERATOR_NAME } from '../audit/index.ts';
-import { organizationExists } from '../tenancy/index.ts';
 import { type Command, onStore, unknownOrganization } from './command.ts';
 
 const DEFAULT_LIMIT = 100;
@@ -13,16 +11,24 @@ export const auditList: Command = {
   prepare(args) {
     const orgId = args.requiredUuid('org');
     const limit = args.positiveInteger('limit') ?? DEFAULT_LIMIT;
-    return onStore(async ({ database }) => {
-      if (!(await organizationExists(database.db, orgId))) throw unknownOrganization(orgId);
-      const entries = (await listAudit(database.db, orgId, limit)).map((row) => ({
-        id: row.id,
-        at: new Date(row.at).toISOString(),
-        actorId: row.actor_id,
-        targetId: row.target_id,
-        action: row.action,
-        memoryId: row.memory_id,
+    return onStore(async ({ config, database }) => {
+      const [audit, { createOrganizationsService }] = await Promise.all([
+        import('../audit/index.ts'),
+        import('../tenancy/index.ts'),
+      ]);
+      const organizations = createOrganizationsService({ database, environment: config.env });
+      if (!(await organizations.exists(orgId))) throw unknownOrganization(orgId);
+      // The command's own shape: every field always there (memoryId null when there is none).
+      const entries = (await audit.createAuditLog(database).latest(orgId, limit)).map((entry) => ({
+        id: entry.id,
+        at: entry.at,
+        actorId: entry.actorId,
+        targetId: entry.targetId,
+        action: entry.action,
+        memoryId: entry.memoryId ?? null,
       }));
+      // Users by id; the operator of the command line, who is none, by name.
+      const named = (id: string) => (id === audit.OPERATOR_ACTOR_ID ? audit.OPERATOR_NAME : id);
       const lines = entries.map(
         (e) =>
           `${e.at}  ${named(e.actorId)} ${e.action} for ${named(e.targetId)}${e.memoryId ? ` (memory ${e.memoryId})` : ''}`,
@@ -34,6 +40,3 @@ export const auditList: Command = {
     });
   },
 };
-
-/** Users by id; the operator of the command line, who is none, by name. */
-const named = (id: string) => (id === OPERATOR_ACTOR_ID ? OPERATOR_NAME : id);

@@ -1,15 +1,6 @@
-import {
-  CLIENT_GRANTS,
-  type ClientGrant,
-  createClientId,
-  createClientSecret,
-  hashClientSecret,
-  insertClient,
-  redirectUrisProblem,
-} from '../oauth/index.ts';
-import { userExists } from '../tenancy/index.ts';
+import type { ClientGrant } from '../oauth/index.ts';
 import { type Args, repeatable } from './args.ts';
-import { type Command, onStore, unknownUser } from './command.ts';
+import { type Command, onStore } from './command.ts';
 
 const TYPES = ['public', 'confidential'] as const;
 
@@ -20,32 +11,27 @@ export const clientCreate: Command = {
   summary:
     'register an OAuth client; a confidential one gets a secret, shown once and stored only as a hash',
   options: ['name', 'type', repeatable('redirect-uri'), repeatable('grant'), 'user'],
-  prepare(args) {
+  async prepare(args) {
+    const oauth = await import('../oauth/index.ts');
     const name = args.required('name').trim();
     const type = args.requiredChoice('type', TYPES);
     const serviceUserId = args.uuid('user') ?? null;
-    const { grants, implied } = grantsOf(args, serviceUserId !== null);
+    const { grants, implied } = grantsOf(args, serviceUserId !== null, oauth.CLIENT_GRANTS);
     const redirectUris = [...new Set(args.strings('redirect-uri'))];
     checkGrants(args, { type, grants, implied, redirectUris, serviceUserId });
-    const problem = redirectUrisProblem(redirectUris);
+    const problem = oauth.redirectUrisProblem(redirectUris);
     if (problem !== undefined) args.fail(`--redirect-uri ${problem}`);
 
-    const id = createClientId();
-    const secret = type === 'confidential' ? createClientSecret() : undefined;
     return onStore(async ({ database }) => {
-      await database.write(async (trx) => {
-        if (serviceUserId !== null && !(await userExists(trx, serviceUserId))) {
-          throw unknownUser(serviceUserId);
-        }
-        await insertClient(trx, {
-          id,
-          name,
-          type,
-          secretHash: secret === undefined ? null : hashClientSecret(secret),
-          redirectUris,
-          grants,
-          serviceUserId,
-        });
+      const { createAccountsService } = await import('../tenancy/index.ts');
+      const accounts = createAccountsService(database);
+      const clients = oauth.createClientsService({ database, accounts });
+      const { id, secret } = await clients.register({
+        name,
+        type,
+        redirectUris,
+        grants,
+        serviceUserId,
       });
       if (secret === undefined) {
         return { json: { id }, text: `created public client "${name}"\nclient id: ${id}` };
@@ -64,8 +50,12 @@ export const clientCreate: Command = {
 };
 
 /** The grants asked for, each once; without --grant, what the other options imply. */
-function grantsOf(args: Args, serviceUser: boolean): { grants: ClientGrant[]; implied?: string } {
-  const given = [...new Set(args.choices('grant', CLIENT_GRANTS))];
+function grantsOf(
+  args: Args,
+  serviceUser: boolean,
+  known: readonly ClientGrant[],
+): { grants: ClientGrant[]; implied?: string } {
+  const given = [...new Set(args.choices('grant', known))];
   if (given.length > 0) return { grants: given };
   return serviceUser
     ? { grants: ['client_credentials'], implied: 'the default with --user' }

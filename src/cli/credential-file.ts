@@ -26,7 +26,7 @@ import * as client from 'openid-client';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { cliCredentialsPath } from '../config.ts';
-import { CLI_CLIENT_ID } from '../oauth/index.ts';
+import { CLI_CLIENT_ID } from '../credentials/index.ts';
 
 const StoredCredential = Type.Object({
   clientId: Type.String({ minLength: 1 }),

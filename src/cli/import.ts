@@ -7,7 +7,6 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExportStore, ImportResponse } from '../memory/index.ts';
-import { MAX_IMPORT_ITEMS } from '../memory/index.ts';
 import { ApiError } from '../platform/errors.ts';
 import type { ApiSession } from './api-session.ts';
 import type { Args } from './args.ts';
@@ -153,6 +152,8 @@ async function importEntries(
   },
 ): Promise<void> {
   const { tally, progress, signal } = run;
+  // The API's batch limit, loaded with the part that sets it only when a file is imported.
+  const { MAX_IMPORT_ITEMS } = await import('../memory/index.ts');
   const targets = createTargets(session);
   /** Stores of the file the server refused, by key: their other lines are not sent. */
   const refused = new Map<string, string>();

@@ -1,4 +1,3 @@
-import { rotateSigningKey } from '../credentials/index.ts';
 import { type Command, onStore } from './command.ts';
 
 export const keysRotate: Command = {
@@ -9,6 +8,7 @@ export const keysRotate: Command = {
   options: [],
   prepare: () =>
     onStore(async ({ database }) => {
+      const { rotateSigningKey } = await import('../credentials/index.ts');
       const kid = await rotateSigningKey(database.db);
       return {
         json: { kid },

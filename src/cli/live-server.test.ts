@@ -5,7 +5,7 @@
  */
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
+import { OPERATOR_ACTOR_ID } from '../audit/index.ts';
 import { type ServerProcess, startServerProcess } from '../testing/server-process.ts';
 import { createTestStore, type TestStore } from '../testing/test-store.ts';
 import { createMnemo, type MnemoRun, onlyJson } from './mnemo-process.ts';

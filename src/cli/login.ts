@@ -5,7 +5,6 @@
  * to last: the one they talk to when neither `--url` nor the environment names one.
  */
 import type * as OpenIdClient from 'openid-client';
-import { PLATFORM_SCOPE_NAMES } from '../credentials/index.ts';
 import { type Args, UsageError } from './args.ts';
 import {
   type Command,
@@ -15,9 +14,6 @@ import {
   PreconditionFailed,
 } from './command.ts';
 import type { UserInfo } from './userinfo.ts';
-
-/** Who the CLI acts for, and everything a person may let it do. */
-const SCOPE = ['openid', 'email', 'profile', ...PLATFORM_SCOPE_NAMES].join(' ');
 
 const URL_OPTION = 'url';
 
@@ -123,8 +119,11 @@ export async function serverOf(urlOption: string | undefined, usage: string): Pr
 async function signIn(server: Server, signal: AbortSignal): Promise<Outcome> {
   const { issuer, credentials, client } = server;
   const configuration = await credentials.discoverServer(issuer);
+  // Who the CLI acts for, and everything a person may let it do.
+  const { PLATFORM_SCOPE_NAMES } = await import('../credentials/index.ts');
+  const scope = ['openid', 'email', 'profile', ...PLATFORM_SCOPE_NAMES].join(' ');
   const started = await client
-    .initiateDeviceAuthorization(configuration, { scope: SCOPE })
+    .initiateDeviceAuthorization(configuration, { scope })
     .catch((error: unknown) => {
       throw credentials.serverFailure(issuer, error, `${issuer} cannot start a sign-in`);
     });

@@ -1,8 +1,8 @@
-import { createMembersService, organizationExists, userExists } from '../tenancy/index.ts';
 import {
   type Command,
   onStore,
   PreconditionFailed,
+  type StoreContext,
   unknownOrganization,
   unknownUser,
 } from './command.ts';
@@ -18,9 +18,9 @@ export const memberAdd: Command = {
     const orgId = args.requiredUuid('org');
     const userId = args.requiredUuid('user');
     const role = args.choice('role', ROLE) ?? 'member';
-    return onStore(async ({ database }) => {
-      if (!(await organizationExists(database.db, orgId))) throw unknownOrganization(orgId);
-      if (!(await userExists(database.db, userId))) throw unknownUser(userId);
+    return onStore(async ({ config, database }) => {
+      await mustExist(config, database, orgId, userId);
+      const { createMembersService } = await import('../tenancy/index.ts');
       await createMembersService(database).byOperator.setRole(orgId, userId, role);
       return {
         json: { ok: true },
@@ -38,9 +38,9 @@ export const memberRemove: Command = {
   prepare(args) {
     const orgId = args.requiredUuid('org');
     const userId = args.requiredUuid('user');
-    return onStore(async ({ database }) => {
-      if (!(await organizationExists(database.db, orgId))) throw unknownOrganization(orgId);
-      if (!(await userExists(database.db, userId))) throw unknownUser(userId);
+    return onStore(async ({ config, database }) => {
+      await mustExist(config, database, orgId, userId);
+      const { createMembersService } = await import('../tenancy/index.ts');
       const removed = await createMembersService(database).byOperator.remove(orgId, userId);
       if (!removed) {
         throw new PreconditionFailed(`user ${userId} is not a member of organization ${orgId}`);
@@ -53,3 +53,16 @@ export const memberRemove: Command = {
     });
   },
 };
+
+/** What the operator named: an unknown organization or user said as the command line says it. */
+async function mustExist(
+  config: StoreContext['config'],
+  database: StoreContext['database'],
+  orgId: string,
+  userId: string,
+): Promise<void> {
+  const { createAccountsService, createOrganizationsService } = await import('../tenancy/index.ts');
+  const organizations = createOrganizationsService({ database, environment: config.env });
+  if (!(await organizations.exists(orgId))) throw unknownOrganization(orgId);
+  if (!(await createAccountsService(database).exists(userId))) throw unknownUser(userId);
+}

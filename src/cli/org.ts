@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createOrganizationsService, operatorIn } from '../tenancy/index.ts';
 import { type Command, namingOrganization, onStore, type StoreContext } from './command.ts';
 
 const MEMORY = ['on', 'off'] as const;
@@ -22,7 +21,8 @@ export const orgCreate: Command = {
       userOverride: args.choice('user-override', USER_OVERRIDE),
     };
     return onStore(async ({ config, database }) => {
-      const org = await organizations(config, database)
+      const { operatorIn } = await import('../tenancy/index.ts');
+      const org = await (await organizations(config, database))
         .create(operatorIn(id), input)
         .catch(namingOrganization(id));
       return { json: { id: org.id }, text: `created organization "${org.name}": ${org.id}` };
@@ -47,7 +47,8 @@ export const orgSet: Command = {
         ...(memory === undefined ? {} : { memoryEnabled: memory === 'on' }),
         ...(userOverride === undefined ? {} : { userOverride }),
       };
-      await organizations(config, database)
+      const { operatorIn } = await import('../tenancy/index.ts');
+      await (await organizations(config, database))
         .update(operatorIn(orgId), changes)
         .catch(namingOrganization(orgId));
       const said = [
@@ -59,5 +60,7 @@ export const orgSet: Command = {
   },
 };
 
-const organizations = (config: StoreContext['config'], database: StoreContext['database']) =>
-  createOrganizationsService({ database, environment: config.env });
+async function organizations(config: StoreContext['config'], database: StoreContext['database']) {
+  const { createOrganizationsService } = await import('../tenancy/index.ts');
+  return createOrganizationsService({ database, environment: config.env });
+}

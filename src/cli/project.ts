@@ -1,10 +1,4 @@
 import {
-  createProjectsService,
-  grantProjectAccess,
-  operatorIn,
-  revokeProjectAccess,
-} from '../tenancy/index.ts';
-import {
   type Command,
   namingOrganization,
   onStore,
@@ -25,6 +19,7 @@ export const projectCreate: Command = {
     const name = args.required('name');
     const id = args.uuid('id');
     return onStore(async ({ database }) => {
+      const { createProjectsService, operatorIn } = await import('../tenancy/index.ts');
       const projects = createProjectsService(database);
       const project = await projects
         .create(operatorIn(orgId), { name }, id === undefined ? {} : { id })
@@ -47,6 +42,7 @@ export const projectGrant: Command = {
     const userId = args.requiredUuid('user');
     const access = args.requiredChoice('access', ACCESS);
     return onStore(async ({ database }) => {
+      const { grantProjectAccess } = await import('../tenancy/index.ts');
       const outcome = await grantProjectAccess(database, projectId, userId, access);
       if (outcome === 'unknown-project') throw unknownProject(projectId);
       if (outcome === 'unknown-user') throw unknownUser(userId);
@@ -72,6 +68,7 @@ export const projectRevoke: Command = {
     const projectId = args.requiredUuid('project');
     const userId = args.requiredUuid('user');
     return onStore(async ({ database }) => {
+      const { revokeProjectAccess } = await import('../tenancy/index.ts');
       const outcome = await revokeProjectAccess(database, projectId, userId);
       if (outcome === 'unknown-project') throw unknownProject(projectId);
       if (outcome === 'unknown-user') throw unknownUser(userId);

@@ -1,4 +1,3 @@
-import { ensureSigningKey } from '../credentials/index.ts';
 import { type Command, onStore } from './command.ts';
 
 export const serve: Command = {
@@ -26,6 +25,7 @@ export const migrate: Command = {
   prepare: () =>
     onStore(async ({ database, applied }) => {
       // A migrated store can issue credentials at once, as the server's first start would.
+      const { ensureSigningKey } = await import('../credentials/index.ts');
       await ensureSigningKey(database.db);
       return {
         json: { applied },

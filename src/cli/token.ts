@@ -1,7 +1,5 @@
 import { decodeJwt } from 'jose';
-import { ensureSigningKey, issuePlatformCredential } from '../credentials/index.ts';
-import { findUserStatus } from '../tenancy/index.ts';
-import { type Command, onStore, PreconditionFailed, unknownUser } from './command.ts';
+import { type Command, onStore, PreconditionFailed } from './command.ts';
 
 const DEFAULT_TTL_SECONDS = 3600;
 /** A year: a development credential that outlives that should be an API key instead. */
@@ -17,8 +15,9 @@ export const token: Command = {
     const ttl = args.positiveInteger('ttl') ?? DEFAULT_TTL_SECONDS;
     if (ttl > MAX_TTL_SECONDS) args.fail(`--ttl must be at most ${MAX_TTL_SECONDS} (a year)`);
     return onStore(async ({ config, database }) => {
-      const status = await findUserStatus(database.db, userId);
-      if (status === undefined) throw unknownUser(userId);
+      const [{ ensureSigningKey, issuePlatformCredential }, { createAccountsService }] =
+        await Promise.all([import('../credentials/index.ts'), import('../tenancy/index.ts')]);
+      const status = await createAccountsService(database).status(userId);
       if (status !== 'active') {
         throw new PreconditionFailed(
           `user ${userId} is ${status}: only active users get a credential`,

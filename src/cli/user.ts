@@ -1,17 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { OPERATOR_ACTOR_ID } from '../audit/index.ts';
-import { createUncachedErasure } from '../erasure/index.ts';
-import {
-  findUser,
-  findUserIdByEmail,
-  hashPassword,
-  insertUser,
-  normalizeEmail,
-  passwordProblem,
-  replacePassword,
-  updateUserStatus,
-  userExists,
-} from '../tenancy/index.ts';
 import { type Args, flag } from './args.ts';
 import { type Command, onStore, PreconditionFailed, unknownUser } from './command.ts';
 
@@ -22,7 +9,10 @@ export const userCreate: Command = {
   usage: 'mnemo admin user create --email EMAIL [--id UUID] [--name NAME] [--password PW]',
   summary: 'create an active user; a password is stored only as a salted scrypt hash',
   options: ['email', 'id', 'name', 'password'],
-  prepare(args) {
+  async prepare(args) {
+    const { createAccountsService, normalizeEmail, passwordProblem } = await import(
+      '../tenancy/index.ts'
+    );
     const id = args.uuid('id') ?? randomUUID();
     const email = normalizeEmail(args.email('email'));
     const name = args.string('name')?.trim();
@@ -30,16 +20,7 @@ export const userCreate: Command = {
     const problem = password === undefined ? undefined : passwordProblem(password, email);
     if (problem !== undefined) args.fail(`--password: ${problem}`);
     return onStore(async ({ database }) => {
-      const passwordHash = password === undefined ? undefined : await hashPassword(password);
-      await database.write(async (trx) => {
-        if (await userExists(trx, id)) {
-          throw new PreconditionFailed(`a user with id ${id} already exists`);
-        }
-        if ((await findUserIdByEmail(trx, email)) !== undefined) {
-          throw new PreconditionFailed(`the email ${email} is already taken`);
-        }
-        await insertUser(trx, { id, email, name, passwordHash });
-      });
+      await createAccountsService(database).create({ id, email, name, password });
       return { json: { id }, text: `created user ${email}: ${id}` };
     });
   },
@@ -64,22 +45,11 @@ export const userSet: Command = {
     }
     const password = newPassword ? await readPassword(args) : undefined;
     return onStore(async ({ database }) => {
-      const user = await findUser(database.db, userId);
-      if (!user || user.status === 'erased') throw unknownUser(userId);
-      const problem =
-        password === undefined ? undefined : passwordProblem(password, user.email ?? undefined);
-      if (problem !== undefined) throw new PreconditionFailed(`the new password: ${problem}`);
-      const passwordHash = password === undefined ? undefined : await hashPassword(password);
-      const found = await database.write(async (trx) => {
-        if (status !== undefined && !(await updateUserStatus(trx, userId, status))) return false;
-        // A new password ends every session and refresh token of the account.
-        if (passwordHash !== undefined) return replacePassword(trx, userId, passwordHash);
-        return true;
-      });
-      if (!found) throw unknownUser(userId);
+      const { createAccountsService } = await import('../tenancy/index.ts');
+      await createAccountsService(database).change(userId, { status, password });
       const changes = [
         status === undefined ? undefined : `is now ${status}`,
-        passwordHash === undefined ? undefined : 'has a new password',
+        password === undefined ? undefined : 'has a new password',
       ].filter((change) => change !== undefined);
       return { json: { ok: true }, text: `user ${userId} ${changes.join(' and ')}` };
     });
@@ -109,6 +79,10 @@ export const userErase: Command = {
   prepare(args) {
     const userId = args.requiredUuid('user');
     return onStore(async ({ database }) => {
+      const [{ OPERATOR_ACTOR_ID }, { createUncachedErasure }] = await Promise.all([
+        import('../audit/index.ts'),
+        import('../erasure/index.ts'),
+      ]);
       const erasure = createUncachedErasure(database);
       const done = await erasure.eraseAccount({
         userId,

@@ -8,6 +8,7 @@ export { API_KEY_PREFIX, generateApiKey, hashApiKey, parseApiKey } from './api-k
 export { CREDENTIAL_MESSAGES, invalidCredential } from './credential-refusals.ts';
 export type { CredentialVerifier } from './credentials.ts';
 export { createCredentialVerifier } from './credentials.ts';
+export { CLI_CLIENT_ID, STUDIO_CLIENT_ID } from './first-party-clients.ts';
 export {
   builtInIssuer,
   issuePlatformCredential,

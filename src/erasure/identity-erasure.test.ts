@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
+import { OPERATOR_ACTOR_ID } from '../audit/index.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
 import { call } from '../testing/management-client.ts';
 import { hybridSearchEnv } from '../testing/search-config.ts';

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { ClientMetadata } from 'oidc-provider';
+import { CLI_CLIENT_ID, STUDIO_CLIENT_ID } from '../credentials/index.ts';
 import type { Tables } from '../db/tables.ts';
-import { type ClientGrant, findClient, type OAuthClient } from './clients.repository.ts';
-
-export const STUDIO_CLIENT_ID = 'mnemo-studio';
-export const CLI_CLIENT_ID = 'mnemo-cli';
+import type { ClientGrant } from './client-grants.ts';
+import { findClient, type OAuthClient } from './clients.repository.ts';
 
 /**
  * Client metadata as the provider is given it, with mnemo's own properties (they must be listed

@@ -1,17 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { OAuthClientsTable, Tables } from '../db/tables.ts';
-
-/**
- * The grants a client may be given, by the names `mnemo admin client create --grant` takes and
- * the store keeps (client-metadata.ts maps them to OAuth's identifiers).
- */
-export const CLIENT_GRANTS = [
-  'authorization_code',
-  'refresh_token',
-  'client_credentials',
-  'device_code',
-] as const;
-export type ClientGrant = (typeof CLIENT_GRANTS)[number];
+import { CLIENT_GRANTS, type ClientGrant } from './client-grants.ts';
 
 export type ClientType = OAuthClientsTable['type'];
 

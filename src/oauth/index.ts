@@ -4,10 +4,12 @@
  * front door: what other parts may use of it. The rest of the folder is private to it.
  */
 export { createSignIn } from './accounts.ts';
-export { CLI_CLIENT_ID, redirectUrisProblem } from './client-metadata.ts';
+export type { ClientGrant } from './client-grants.ts';
+export { CLIENT_GRANTS } from './client-grants.ts';
+export { redirectUrisProblem } from './client-metadata.ts';
 export { createClientId, createClientSecret, hashClientSecret } from './client-secrets.ts';
-export type { ClientGrant } from './clients.repository.ts';
-export { CLIENT_GRANTS, deleteClientsOfServiceUser, insertClient } from './clients.repository.ts';
+export { deleteClientsOfServiceUser, insertClient } from './clients.repository.ts';
+export { createClientsService } from './clients.service.ts';
 export { registerConnectionRoutes } from './connections.routes.ts';
 export { createConnectionsService } from './connections.service.ts';
 export { createMcpAuthentication, insufficientMcpScope } from './mcp-authenticate.ts';

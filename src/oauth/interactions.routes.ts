@@ -7,7 +7,7 @@ import type { Database } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
 import { STORE_RETRY_AFTER_SECONDS } from '../platform/failure.ts';
 import {
-  listUserOrganizations,
+  type OrganizationsService,
   takeSignInTicket,
   ticketCookie,
   ticketOf,
@@ -28,6 +28,8 @@ export interface InteractionRoutesDeps {
   readonly database: Database;
   /** Where a connection's organization is written. */
   readonly connections: ConnectionsService;
+  /** The organizations an account may connect a client in. */
+  readonly organizations: Pick<OrganizationsService, 'ofAccount'>;
   /** The MCP server's resource indicator: a request for it makes a connection. */
   readonly mcpResource: string;
   readonly signIn: SignIn;
@@ -196,7 +198,7 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
     ) {
       const uid = details.uid;
       const organizations = connects(details)
-        ? await listUserOrganizations(db, account.id)
+        ? await deps.organizations.ofAccount(account.id)
         : undefined;
       if (organizations?.length === 0) {
         return sendPage(
@@ -322,7 +324,7 @@ export function registerInteractionRoutes(parent: FastifyInstance, deps: Interac
         }
         const client = await describeClient(provider, details);
         const chosen = request.body?.organization;
-        const organizations = await listUserOrganizations(db, account.id);
+        const organizations = await deps.organizations.ofAccount(account.id);
         const organization = organizations.find((org) => org.id === chosen);
         if (!organization) {
           return consent(reply, details, client, account, {

@@ -11,7 +11,7 @@ import { ApiError } from '../platform/errors.ts';
 import { failureOf } from '../platform/failure.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
 import { type RateLimiter, rateLimitHeaders } from '../platform/rate-limit.ts';
-import { listUserOrganizations } from '../tenancy/index.ts';
+import type { OrganizationsService } from '../tenancy/index.ts';
 import { type AccountPagesDeps, registerAccountPages } from './account-pages.routes.ts';
 import type { SignIn } from './accounts.ts';
 import { findActiveAccount } from './accounts.ts';
@@ -29,6 +29,8 @@ export interface OAuthRoutesDeps {
   readonly database: Database;
   /** Where consent to an MCP client records the organization it acts in. */
   readonly connections: ConnectionsService;
+  /** The organizations an account belongs to: userinfo's, and those a connection may act in. */
+  readonly organizations: Pick<OrganizationsService, 'ofAccount'>;
   readonly publicUrl: string;
   readonly verify: CredentialVerifier;
   readonly signIn: SignIn;
@@ -198,7 +200,7 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
       if (credential.issuer !== issuer) throw invalidToken('not a token of this issuer');
       const account = await findActiveAccount(deps.db, credential.userId);
       if (!account) throw new ApiError(403, 'access_denied', 'the account is not active');
-      const organizations = await listUserOrganizations(deps.db, account.id);
+      const organizations = await deps.organizations.ofAccount(account.id);
       return {
         sub: account.id,
         ...(account.email === null ? {} : { email: account.email }),
@@ -224,6 +226,7 @@ export function registerOAuthRoutes(parent: FastifyInstance, deps: OAuthRoutesDe
     db: deps.db,
     database: deps.database,
     connections: deps.connections,
+    organizations: deps.organizations,
     mcpResource: mcpResource(publicUrl),
     signIn: deps.signIn,
     securityHeaders: SECURITY_HEADERS,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import { STUDIO_CLIENT_ID } from './client-metadata.ts';
+import { STUDIO_CLIENT_ID } from '../credentials/index.ts';
 import { deviceCodePage, deviceConfirmPage, deviceDonePage } from './pages/device.pages.ts';
 import { errorPage } from './pages/error.page.ts';
 import {

@@ -1,16 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  AUDIT_PAGE,
-  type AuditEntry,
-  AuditPage,
-  AuditQuery,
-  decodeAuditCursor,
-  encodeAuditCursor,
-  pageAudit,
-} from '../audit/index.ts';
+import { type AuditLog, AuditPage, AuditQuery } from '../audit/index.ts';
 import { requireScope } from '../credentials/index.ts';
-import type { Database } from '../db/database.ts';
 import {
   OrganizationHeader,
   PLATFORM_ERROR_RESPONSES,
@@ -22,24 +13,12 @@ import { adminSecurity } from './orgs.schemas.ts';
 import { requireManager } from './roles.ts';
 
 export interface AuditRoutesDeps {
-  readonly database: Database;
+  readonly auditLog: AuditLog;
   /** The member of the organization in `X-Organization-Id`; sets `request.caller`. */
   readonly member: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
 const URL = '/api/v1/audit';
-
-function present(row: Awaited<ReturnType<typeof pageAudit>>[number]): AuditEntry {
-  return {
-    id: row.id,
-    at: new Date(row.at).toISOString(),
-    actorId: row.actor_id,
-    targetId: row.target_id,
-    action: row.action,
-    ...(row.memory_id === null ? {} : { memoryId: row.memory_id }),
-    ...(row.details === null ? {} : { details: JSON.parse(row.details) }),
-  };
-}
 
 /** `GET /api/v1/audit`: the organization's audit log for its owners and admins, a page at a time. */
 export function registerAuditRoutes(parent: FastifyInstance, deps: AuditRoutesDeps): void {
@@ -64,17 +43,7 @@ export function registerAuditRoutes(parent: FastifyInstance, deps: AuditRoutesDe
       },
       async (request): Promise<AuditPage> => {
         requireManager(request.caller, 'read the audit log');
-        const limit = request.query.limit ?? AUDIT_PAGE.default;
-        const after =
-          request.query.cursor === undefined ? undefined : decodeAuditCursor(request.query.cursor);
-        // One more than the page: whether there is a next page, without a count.
-        const rows = await pageAudit(deps.database.db, request.caller.orgId, limit + 1, after);
-        const page = rows.slice(0, limit);
-        const last = page.at(-1);
-        return {
-          entries: page.map(present),
-          next: rows.length > limit && last ? encodeAuditCursor(last) : null,
-        };
+        return deps.auditLog.page(request.caller.orgId, request.query);
       },
     );
   });

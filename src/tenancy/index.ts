@@ -4,7 +4,9 @@
  * it. The rest of the folder is private to it.
  */
 export { purgeExpiredAccountLinks } from './account-links.repository.ts';
-export { endAccountSessions, replacePassword } from './account-sessions.ts';
+export { endAccountSessions } from './account-sessions.ts';
+export type { AccountsService } from './accounts.service.ts';
+export { createAccountsService } from './accounts.service.ts';
 export { accountNotActive, notAMember } from './admission.errors.ts';
 export { registerAuditRoutes } from './audit.routes.ts';
 export type {
@@ -23,6 +25,7 @@ export {
 export { registerCollaboratorsRoutes } from './collaborators.routes.ts';
 export { createCollaboratorsService } from './collaborators.service.ts';
 export { DEMO_EMAIL, ensureDemoAccount } from './demo-seed.ts';
+export { normalizeEmail } from './email-address.ts';
 export { registerMeRoutes } from './me.routes.ts';
 export { registerMembersRoutes } from './members.routes.ts';
 export { createMembersService } from './members.service.ts';
@@ -38,7 +41,6 @@ export {
   findMember,
   findOrganization,
   listUserOrganizations,
-  organizationExists,
   toCallerContext,
   upsertMembership,
 } from './orgs.repository.ts';
@@ -82,12 +84,8 @@ export {
   deleteUnreferencedUser,
   findUser,
   findUserIdByEmail,
-  findUserStatus,
   insertIdentity,
   insertUser,
   lockUserRow,
-  normalizeEmail,
   updateUserName,
-  updateUserStatus,
-  userExists,
 } from './users.repository.ts';

@@ -53,6 +53,15 @@ export function createOrganizationsService(deps: OrganizationsServiceDeps) {
   }
 
   return {
+    exists(orgId: string): Promise<boolean> {
+      return organizationExists(database.db, orgId);
+    },
+
+    /** The organizations an account belongs to, with its role in each, by name. */
+    ofAccount(userId: string) {
+      return listUserOrganizations(database.db, userId);
+    },
+
     /** The account and its organizations (`GET /api/v1/me`). */
     async me(userId: string): Promise<MeResponse> {
       const user = await findUser(database.db, userId);

@@ -11,9 +11,9 @@ import {
   takeAccountLink,
 } from './account-links.repository.ts';
 import { replacePassword } from './account-sessions.ts';
+import { normalizeEmail } from './email-address.ts';
 import { passwordProblem } from './password-rule.ts';
 import { hashPassword } from './passwords.ts';
-import { normalizeEmail } from './users.repository.ts';
 
 /** How long a reset link works. */
 const RESET_TTL_MS = 3600 * 1000;

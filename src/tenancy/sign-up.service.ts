@@ -12,10 +12,11 @@ import {
   linkState,
   takeAccountLink,
 } from './account-links.repository.ts';
+import { normalizeEmail } from './email-address.ts';
 import { insertOrganization, upsertMembership } from './orgs.repository.ts';
 import { passwordProblem } from './password-rule.ts';
 import { hashPassword } from './passwords.ts';
-import { findUserIdByEmail, insertUser, normalizeEmail } from './users.repository.ts';
+import { findUserIdByEmail, insertUser } from './users.repository.ts';
 
 /** How long a sign-up's confirmation link works. */
 const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables, UserKind, UsersTable } from '../db/tables.ts';
+import { normalizeEmail } from './email-address.ts';
 
 export type AccountStatus = UsersTable['status'];
 
@@ -9,12 +10,6 @@ export interface NewUser {
   readonly name?: string | undefined;
   readonly passwordHash?: string | undefined;
 }
-
-/**
- * Emails are stored lower-cased, so the unique constraint treats `Ada@Acme.test` and
- * `ada@acme.test` as one address.
- */
-export const normalizeEmail = (email: string) => email.toLowerCase();
 
 export async function insertUser(db: Kysely<Tables>, user: NewUser): Promise<void> {
   await db

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as client from 'openid-client';
 import type { MemberRole } from '../db/tables.ts';
+import type { ClientGrant } from '../oauth/client-grants.ts';
 import { createClientId, createClientSecret, hashClientSecret } from '../oauth/client-secrets.ts';
-import { type ClientGrant, insertClient } from '../oauth/clients.repository.ts';
+import { insertClient } from '../oauth/clients.repository.ts';
 import { upsertMembership } from '../tenancy/orgs.repository.ts';
 import { hashPassword } from '../tenancy/passwords.ts';
 import { insertUser } from '../tenancy/users.repository.ts';

@@ -5,7 +5,7 @@
  * may (owners and admins); every refusal, each with what it says; 405s; the audit log.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { OPERATOR_ACTOR_ID } from '../audit/audit.repository.ts';
+import { OPERATOR_ACTOR_ID } from '../audit/index.ts';
 import { buildTestApp, type TestApp } from '../testing/build-test-app.ts';
 import { auditTrail, call } from '../testing/management-client.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { OPERATOR_ACTOR_ID, recordAudit } from '../../src/audit/audit.repository.ts';
+import { OPERATOR_ACTOR_ID, recordAudit } from '../../src/audit/index.ts';
 import { createUncachedErasure } from '../../src/erasure/identity-erasure.ts';
 import { createMembersService } from '../../src/tenancy/members.service.ts';
 import { type Person, PHONE, type StudioTest, startStudioTest } from './studio-harness.ts';
