@@ -11,12 +11,15 @@ import { createEndUsersService, registerEndUsersRoutes } from './end-users/index
 import { createIdentityErasure } from './erasure/index.ts';
 import type { Catalog, MemoryCalls } from './gateway/index.ts';
 import {
+  createCallUsage,
   createCircuitBreaker,
   createDispatcher,
+  createMemoryCalls,
   createProviders,
   createSealer,
   createSearchEmbedders,
   createTransport,
+  extractionModelId,
   loadCatalog,
   openAiErrorShape,
   registerGatewayRoutes,
@@ -516,28 +519,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // keeps failing providers out of the router's choices.
   // Memory in chat calls reaches the memory service through the gateway's port, as the key's
   // owner (docs/memory-chat.md).
-  const memoryLearning = registerGatewayRoutes(app, {
+  const dispatcher = createDispatcher({
     catalog,
-    dispatcher: createDispatcher({
-      catalog,
-      providers: createProviders(catalog, transport),
-      breaker: createCircuitBreaker(),
+    providers: createProviders(catalog, transport),
+    breaker: createCircuitBreaker(),
+  });
+  const callUsage = createCallUsage(usageRecorder, app.log);
+  const memoryLearning = createMemoryCalls({
+    store: createChatMemory({
+      memory: service,
+      proposals,
+      environment: config.env,
+      review: config.memoryChat.extraction === 'review',
+      log: app.log,
+      findEndUser: endUsers.idOf,
     }),
+    dispatcher,
+    usage: callUsage,
+    log: app.log,
+    config: {
+      ...config.memoryChat,
+      extractionModel: extractionModelId(catalog, config.memoryChat.extractionModel),
+    },
+  });
+  registerGatewayRoutes(app, {
+    catalog,
+    dispatcher,
     authenticateApiKey,
-    usage: usageRecorder,
+    usage: callUsage,
     sealer: createSealer(await instanceSecret(database.db, 'gateway-sealing')),
     websocketIdleMs: config.gatewayWebSocketIdleMs,
-    memory: {
-      store: createChatMemory({
-        memory: service,
-        proposals,
-        environment: config.env,
-        review: config.memoryChat.extraction === 'review',
-        log: app.log,
-        findEndUser: endUsers.idOf,
-      }),
-      config: config.memoryChat,
-    },
+    memory: memoryLearning,
   });
   app.decorate('memoryLearning', memoryLearning);
   // Before the store closes: an extraction in flight is given up, its writes finished.

@@ -4,9 +4,8 @@ import { type Static, Type } from 'typebox';
 import type { ApiKeyAuthenticator, KeyHolder } from '../keys/index.ts';
 import { failureOf } from '../platform/failure.ts';
 import { registerMethodNotAllowed } from '../platform/method-not-allowed.ts';
-import type { UsageRecorder } from '../usage/index.ts';
 import { refusedApiKey } from './api-key-refusals.ts';
-import { createCallUsage } from './call-usage.ts';
+import type { CallUsage } from './call-usage.ts';
 import type { Catalog } from './catalog.ts';
 import { registerChatRoutes } from './chat.routes.ts';
 import type { Dispatcher } from './dispatch.ts';
@@ -19,13 +18,7 @@ import {
   otherMethods,
   REQUEST_ID_HEADER,
 } from './gateway.openapi.ts';
-import {
-  createMemoryCalls,
-  extractionModelId,
-  type MemoryCalls,
-  type MemoryCallsConfig,
-} from './memory/memory-calls.ts';
-import type { ChatMemoryStore } from './memory/memory-port.ts';
+import type { MemoryCalls } from './memory/memory-calls.ts';
 import {
   GatewayError,
   gatewayErrorOf,
@@ -44,19 +37,14 @@ export interface GatewayRoutesDeps {
   /** Sends each chat call to its model or the router's choice (built in app.ts). */
   readonly dispatcher: Dispatcher;
   readonly authenticateApiKey: ApiKeyAuthenticator;
-  readonly usage: UsageRecorder;
+  /** Records each call's usage for its key (call-usage.ts). */
+  readonly usage: CallUsage;
   /** Seals what clients carry back unread: reasoning, compactions (sealing.ts). */
   readonly sealer: Sealer;
   /** How long a `/v1/responses` WebSocket may sit idle (MNEMO_GATEWAY_WS_IDLE_SECONDS). */
   readonly websocketIdleMs: number;
-  /** Memory in chat calls: the store's port (src/memory/chat-memory.ts) and its settings. */
-  readonly memory: {
-    readonly store: ChatMemoryStore;
-    readonly config: Omit<MemoryCallsConfig, 'extractionModel'> & {
-      /** MNEMO_MEMORY_EXTRACTION_MODEL; the router when unset. */
-      readonly extractionModel: string | undefined;
-    };
-  };
+  /** Memory in chat calls: recall before, learning after (memory/memory-calls.ts). */
+  readonly memory: MemoryCalls;
 }
 
 declare module 'fastify' {
@@ -86,22 +74,8 @@ const newRequestId = () => `req_${randomUUID().replaceAll('-', '')}`;
  * The chat-completions-compatible interface under `/v1`: every answer in OpenAI's shapes,
  * errors included, with an `x-request-id`; authenticated by API keys.
  */
-export function registerGatewayRoutes(
-  parent: FastifyInstance,
-  deps: GatewayRoutesDeps,
-): MemoryCalls {
-  const { catalog, dispatcher } = deps;
-  const usage = createCallUsage(deps.usage, parent.log);
-  const memory = createMemoryCalls({
-    store: deps.memory.store,
-    dispatcher,
-    usage,
-    log: parent.log,
-    config: {
-      ...deps.memory.config,
-      extractionModel: extractionModelId(catalog, deps.memory.config.extractionModel),
-    },
-  });
+export function registerGatewayRoutes(parent: FastifyInstance, deps: GatewayRoutesDeps): void {
+  const { catalog, dispatcher, usage, memory } = deps;
 
   parent.register(
     async (app) => {
@@ -192,7 +166,6 @@ export function registerGatewayRoutes(
     },
     { prefix: '/v1' },
   );
-  return memory;
 }
 
 /** An entry of `/v1/models`: a catalog model, or the router (`owned_by: "mnemo"`). */
