@@ -29,12 +29,7 @@ function importGraph(files: readonly string[]): Edge[] {
       .preProcessFile(readFileSync(join(ROOT, from), 'utf8'), true, true)
       .importedFiles.map((imported) => imported.fileName)
       .filter((specifier) => specifier.startsWith('.'))
-      .map((specifier) => ({
-        from,
-        to: relative(ROOT, resolve(ROOT, dirname(from), specifier))
-          .split('\\')
-          .join('/'),
-      })),
+      .map((specifier) => ({ from, to: pathFrom(from, specifier) })),
   );
 }
 

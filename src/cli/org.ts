@@ -21,10 +21,8 @@ export const orgCreate: Command = {
       userOverride: args.choice('user-override', USER_OVERRIDE),
     };
     return onStore(async ({ config, database }) => {
-      const { operatorIn } = await import('../tenancy/index.ts');
-      const org = await (await organizations(config, database))
-        .create(operatorIn(id), input)
-        .catch(namingOrganization(id));
+      const { organizations, operatorIn } = await asOperator(config, database);
+      const org = await organizations.create(operatorIn(id), input).catch(namingOrganization(id));
       return { json: { id: org.id }, text: `created organization "${org.name}": ${org.id}` };
     });
   },
@@ -47,10 +45,8 @@ export const orgSet: Command = {
         ...(memory === undefined ? {} : { memoryEnabled: memory === 'on' }),
         ...(userOverride === undefined ? {} : { userOverride }),
       };
-      const { operatorIn } = await import('../tenancy/index.ts');
-      await (await organizations(config, database))
-        .update(operatorIn(orgId), changes)
-        .catch(namingOrganization(orgId));
+      const { organizations, operatorIn } = await asOperator(config, database);
+      await organizations.update(operatorIn(orgId), changes).catch(namingOrganization(orgId));
       const said = [
         memory === undefined ? [] : [`memory ${memory}`],
         userOverride === undefined ? [] : [`user override ${userOverride}`],
@@ -60,7 +56,11 @@ export const orgSet: Command = {
   },
 };
 
-async function organizations(config: StoreContext['config'], database: StoreContext['database']) {
-  const { createOrganizationsService } = await import('../tenancy/index.ts');
-  return createOrganizationsService({ database, environment: config.env });
+/** The organizations service, and the operator as the caller in an organization. */
+async function asOperator(config: StoreContext['config'], database: StoreContext['database']) {
+  const { createOrganizationsService, operatorIn } = await import('../tenancy/index.ts');
+  return {
+    organizations: createOrganizationsService({ database, environment: config.env }),
+    operatorIn,
+  };
 }
