@@ -93,11 +93,17 @@ function valueImports(file: string): ValueImport[] {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
       const specifier = node.moduleSpecifier;
-      if (specifier && ts.isStringLiteral(specifier) && specifier.text.startsWith('.')) {
-        const names = staticNames(node);
-        if (names.length > 0 || names === 'all') {
-          found.push({ specifier: specifier.text, names, dynamic: false });
-        }
+      const typeOnly = ts.isImportDeclaration(node)
+        ? node.importClause?.isTypeOnly
+        : node.isTypeOnly;
+      if (
+        specifier &&
+        ts.isStringLiteral(specifier) &&
+        specifier.text.startsWith('.') &&
+        !typeOnly
+      ) {
+        // Loaded even when every name it takes is a type: stripping types leaves `import {}`.
+        found.push({ specifier: specifier.text, names: staticNames(node), dynamic: false });
       }
       return;
     }
@@ -117,18 +123,16 @@ function valueImports(file: string): ValueImport[] {
   return found;
 }
 
-/** The values an import or export declaration takes by name; `'all'` for `* as`, `*` or none. */
+/** The values a declaration (not type-only) takes by name; `'all'` for `* as`, `*` or none. */
 function staticNames(node: ts.ImportDeclaration | ts.ExportDeclaration): readonly string[] | 'all' {
   const named = (elements: ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>) =>
     elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text);
   if (ts.isExportDeclaration(node)) {
-    if (node.isTypeOnly) return [];
     const clause = node.exportClause;
     return clause && ts.isNamedExports(clause) ? named(clause.elements) : 'all';
   }
   const clause = node.importClause;
   if (!clause) return 'all';
-  if (clause.isTypeOnly) return [];
   const bindings = clause.namedBindings;
   if (bindings && ts.isNamespaceImport(bindings)) return 'all';
   return [

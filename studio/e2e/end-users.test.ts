@@ -210,6 +210,9 @@ test('an end user’s memories are one click away: read and added there, for the
   // Any id an app uses makes one path segment, and comes back whole.
   const odd = known.get(ODD) as EndUser;
   await search(page).fill('team');
+  // Clicked once the search has redrawn the table: a row clicked while it is redrawn may have
+  // moved from under the pointer, and another end user's link be followed.
+  await expect.poll(() => externalIds(page)).toEqual([ODD]);
   await table(page)
     .getByRole('link', { name: `Memories of ${ODD}` })
     .click();
